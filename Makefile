@@ -1,0 +1,73 @@
+# vaai: LIO backend with the VAAI offloads.  `make help` lists the targets.
+#
+# KDIR defaults to the running kernel's headers where they exist, else the
+# Debian kernel the test VM boots (linux-headers-*-amd64).
+GUEST_KVER ?= $(shell ls -1 /lib/modules 2>/dev/null | grep -- '-amd64$$' | sort -V | tail -n 1)
+ifneq ($(wildcard /lib/modules/$(shell uname -r)/build),)
+KERNELRELEASE ?= $(shell uname -r)
+else
+KERNELRELEASE ?= $(GUEST_KVER)
+endif
+KDIR ?= /lib/modules/$(KERNELRELEASE)/build
+W ?= 1
+PYTHON ?= /usr/bin/python3
+
+MODULE := target_core/target_core_vaai.ko
+
+all: module
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core CONFIG_TARGET_CORE_VAAI=m \
+		W=$(W) $(if $(WERROR),KCFLAGS=-Werror) modules
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core modules_install
+	depmod -a $(KERNELRELEASE)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core clean
+	rm -rf build
+
+help:
+	@echo "make            build target_core/target_core_vaai.ko against KDIR ($(KDIR))"
+	@echo "make install    install the module for KERNELRELEASE ($(KERNELRELEASE))"
+	@echo "make deps       install the Debian and PyPI packages the tests and demo need"
+	@echo "make test       host tests, then the guest suites in a QEMU VM"
+	@echo "make test-host  host-side tests only"
+	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
+	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
+	@echo "make bench      benchmarks against upstream LIO, writes docs/benchmarks.md"
+	@echo "make serve      keep a VM serving a vaai LUN on the host's 127.0.0.1:3260"
+
+deps:
+	tests/vm/deps.sh
+
+test: deps
+	$(MAKE) WERROR=1 module
+	$(MAKE) test-host
+	$(MAKE) test-guest
+
+test-host:
+	$(PYTHON) -m pytest -q tests/host
+
+test-guest: module
+	tests/vm/run.py --kver $(KERNELRELEASE) --log build/vm/test-console.log \
+		-- tests/vm/guest-test.sh $(TESTS)
+
+demo: deps
+	$(MAKE) module
+	tests/vm/run.py --kver $(KERNELRELEASE) --log build/vm/demo-console.log \
+		-- tests/vm/guest-demo.sh
+
+bench: deps
+	$(MAKE) module
+	tests/vm/run.py --kver $(KERNELRELEASE) --mem 4G --log build/vm/bench-console.log \
+		-- bench/guest-bench.sh
+	$(PYTHON) bench/report.py build/bench/results.json docs/benchmarks.md
+
+serve: deps
+	$(MAKE) module
+	tests/vm/run.py --kver $(KERNELRELEASE) --serve --timeout 0 \
+		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
+
+.PHONY: all module install clean help deps test test-host test-guest demo bench serve

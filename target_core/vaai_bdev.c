@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: the block-device store.
+ *
+ * A command's scatterlist becomes one or more bios submitted under a plug;
+ * the last bio to finish completes the command.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/scatterlist.h>
+
+#include "vaai.h"
+
+static int vaai_bdev_open(struct vaai_dev *vdev)
+{
+	struct block_device *bdev = vaai_file_bdev(vdev->file);
+
+	vdev->bdev.bdev = bdev;
+	vdev->nr_bytes = bdev_nr_bytes(bdev);
+	vdev->min_block = bdev_logical_block_size(bdev);
+	vdev->dev.dev_attrib.is_nonrot = bdev_nonrot(bdev);
+	return 0;
+}
+
+static void vaai_bdev_put(struct vaai_io *io)
+{
+	if (atomic_dec_and_test(&io->pending))
+		vaai_io_done(io, io->error);
+}
+
+static void vaai_bdev_end_io(struct bio *bio)
+{
+	struct vaai_io *io = bio->bi_private;
+
+	if (bio->bi_status)
+		cmpxchg(&io->error, 0, blk_status_to_errno(bio->bi_status));
+	bio_put(bio);
+	vaai_bdev_put(io);
+}
+
+static struct bio *vaai_bdev_bio_alloc(struct vaai_io *io, blk_opf_t opf,
+				       sector_t sector, unsigned int nr_vecs)
+{
+	struct bio *bio;
+
+	bio = bio_alloc(io->vdev->bdev.bdev, min_t(unsigned int, nr_vecs,
+						   BIO_MAX_VECS), opf, GFP_NOIO);
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_end_io = vaai_bdev_end_io;
+	bio->bi_private = io;
+	atomic_inc(&io->pending);
+	return bio;
+}
+
+static void vaai_bdev_submit_rw(struct vaai_io *io)
+{
+	blk_opf_t opf = io->write ? REQ_OP_WRITE : REQ_OP_READ;
+	sector_t sector = io->pos >> SECTOR_SHIFT;
+	struct scatterlist *sg;
+	struct bio *bio = NULL;
+	struct blk_plug plug;
+	int i;
+
+	if (io->fua)
+		opf |= REQ_FUA;
+
+	/* One reference for the submitter, dropped after the last submit. */
+	atomic_set(&io->pending, 1);
+	blk_start_plug(&plug);
+	for_each_sg(io->sgl, sg, io->sgl_nents, i) {
+		if (bio && bio_add_page(bio, sg_page(sg), sg->length,
+					sg->offset) == sg->length)
+			goto next;
+		if (bio)
+			submit_bio(bio);
+		bio = vaai_bdev_bio_alloc(io, opf, sector, io->sgl_nents - i);
+		if (bio_add_page(bio, sg_page(sg), sg->length,
+				 sg->offset) != sg->length) {
+			io->error = -EIO;
+			bio_io_error(bio);
+			bio = NULL;
+			break;
+		}
+next:
+		sector += sg->length >> SECTOR_SHIFT;
+	}
+	if (bio)
+		submit_bio(bio);
+	blk_finish_plug(&plug);
+	vaai_bdev_put(io);
+}
+
+/* A block device's cache has no ranges: flush all of it. */
+static int vaai_bdev_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
+{
+	return blkdev_issue_flush(vdev->bdev.bdev);
+}
+
+const struct vaai_store_ops vaai_bdev_ops = {
+	.name		= "bdev",
+	.open		= vaai_bdev_open,
+	.submit_rw	= vaai_bdev_submit_rw,
+	.flush		= vaai_bdev_flush,
+};

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: the device's `control` and `info` configfs files.
+ *
+ * control takes comma-separated key=value pairs:
+ *   path=<absolute path>   regular file (created sparse if size= is given
+ *                          and it does not exist) or block device
+ *   size=<bytes>           capacity of a new file; must match an existing one
+ *   readonly=<0|1>
+ * A write is applied whole or not at all, and only before the device is
+ * enabled.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "vaai.h"
+
+/* Longest control write we parse: a path plus the other keys. */
+#define VAAI_CONTROL_MAX	(PATH_MAX + 64)
+
+static int vaai_param_set(struct vaai_params *p, char *key, char *val)
+{
+	int ret;
+
+	if (!strcmp(key, "path")) {
+		if (val[0] != '/') {
+			pr_err("control: path= must be absolute, got '%s'\n", val);
+			return -EINVAL;
+		}
+		if (strlen(val) >= PATH_MAX)
+			return -ENAMETOOLONG;
+		kfree(p->path);
+		p->path = kstrdup(val, GFP_KERNEL);
+		return p->path ? 0 : -ENOMEM;
+	}
+	if (!strcmp(key, "size")) {
+		ret = kstrtou64(val, 0, &p->size);
+		if (ret) {
+			pr_err("control: size= wants a number of bytes, got '%s'\n",
+			       val);
+			return ret;
+		}
+		if (p->size < VAAI_MIN_BLOCK_SIZE) {
+			pr_err("control: size=%llu is smaller than one %u-byte block\n",
+			       p->size, VAAI_MIN_BLOCK_SIZE);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "readonly")) {
+		if (strcmp(val, "0") && strcmp(val, "1")) {
+			pr_err("control: readonly= wants 0 or 1, got '%s'\n", val);
+			return -EINVAL;
+		}
+		p->readonly = val[0] == '1';
+		return 0;
+	}
+	pr_err("control: unknown key '%s' (known: path, size, readonly)\n", key);
+	return -EINVAL;
+}
+
+ssize_t vaai_set_configfs_dev_params(struct se_device *dev, const char *page,
+				     ssize_t count)
+{
+	struct vaai_dev *vdev = to_vaai_dev(dev);
+	struct vaai_params p;
+	char *buf, *cur, *tok;
+	int ret = 0;
+
+	if (target_dev_configured(dev)) {
+		pr_err("control: %s is enabled; its parameters are fixed\n",
+		       dev->dev_group.cg_item.ci_name);
+		return -EBUSY;
+	}
+	if (count > VAAI_CONTROL_MAX)
+		return -EINVAL;
+
+	buf = kstrndup(page, count, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	/* Work on a copy so a bad write leaves the old parameters alone. */
+	p = vdev->params;
+	p.path = NULL;
+	if (vdev->params.path) {
+		p.path = kstrdup(vdev->params.path, GFP_KERNEL);
+		if (!p.path) {
+			ret = -ENOMEM;
+			goto out_free_buf;
+		}
+	}
+
+	cur = strim(buf);
+	while ((tok = strsep(&cur, ",")) != NULL) {
+		char *key = strim(tok), *val;
+
+		if (!*key)
+			continue;
+		val = strchr(key, '=');
+		if (!val || !val[1]) {
+			pr_err("control: '%s' is not key=value\n", key);
+			ret = -EINVAL;
+			break;
+		}
+		*val++ = '\0';
+		ret = vaai_param_set(&p, strim(key), strim(val));
+		if (ret)
+			break;
+	}
+
+	if (ret) {
+		kfree(p.path);
+	} else {
+		kfree(vdev->params.path);
+		vdev->params = p;
+	}
+out_free_buf:
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+ssize_t vaai_show_configfs_dev_params(struct se_device *dev, char *page)
+{
+	struct vaai_dev *vdev = to_vaai_dev(dev);
+	bool on = target_dev_configured(dev);
+
+	return scnprintf(page, PAGE_SIZE,
+			 "Path: %s\nStore: %s\nBytes: %llu\nReadonly: %d\n",
+			 vdev->params.path ? vdev->params.path : "",
+			 on ? vdev->store->name : "none",
+			 on ? (u64)vdev->nr_bytes : vdev->params.size,
+			 vdev->params.readonly);
+}

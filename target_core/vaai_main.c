@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: module init and LIO backend registration.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/rcupdate.h>
+
+#include "vaai.h"
+
+/* Blocking store work (file I/O, cache flushes) runs here, off the fabric. */
+static struct workqueue_struct *vaai_wq;
+
+static void vaai_io_work(struct work_struct *work)
+{
+	struct vaai_io *io = container_of(work, struct vaai_io, work);
+
+	io->work_fn(io);
+}
+
+void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io))
+{
+	io->work_fn = fn;
+	INIT_WORK(&io->work, vaai_io_work);
+	queue_work(vaai_wq, &io->work);
+}
+
+static int vaai_attach_hba(struct se_hba *hba, u32 host_id)
+{
+	pr_debug("HBA %u attached\n", host_id);
+	return 0;
+}
+
+static void vaai_detach_hba(struct se_hba *hba)
+{
+}
+
+static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
+{
+	struct vaai_dev *vdev;
+
+	vdev = kzalloc(sizeof(*vdev), GFP_KERNEL);
+	if (!vdev)
+		return NULL;
+	return &vdev->dev;
+}
+
+static int vaai_configure_device(struct se_device *dev)
+{
+	struct vaai_dev *vdev = to_vaai_dev(dev);
+	struct se_dev_attrib *da = &dev->dev_attrib;
+	int ret;
+
+	ret = vaai_store_open(vdev);
+	if (ret)
+		return ret;
+
+	da->hw_block_size = max_t(u32, vdev->min_block, VAAI_MIN_BLOCK_SIZE);
+	da->max_bytes_per_io = VAAI_MAX_IO_BYTES;
+	da->hw_max_sectors = VAAI_MAX_IO_BYTES / da->hw_block_size;
+	da->hw_queue_depth = VAAI_QUEUE_DEPTH;
+
+	pr_info("%s: %s store %s, %lld bytes%s\n", dev->dev_group.cg_item.ci_name,
+		vdev->store->name, vdev->params.path, vdev->nr_bytes,
+		vdev->params.readonly ? ", read-only" : "");
+	return 0;
+}
+
+static void vaai_destroy_device(struct se_device *dev)
+{
+	vaai_store_close(to_vaai_dev(dev));
+}
+
+static void vaai_free_rcu(struct rcu_head *head)
+{
+	struct se_device *dev = container_of(head, struct se_device, rcu_head);
+	struct vaai_dev *vdev = to_vaai_dev(dev);
+
+	kfree(vdev->params.path);
+	kfree(vdev);
+}
+
+/* LIO core may still look at the device under RCU until a grace period. */
+static void vaai_free_device(struct se_device *dev)
+{
+	call_rcu(&dev->rcu_head, vaai_free_rcu);
+}
+
+/* LIO's contract: the LBA of the last block, not the number of blocks. */
+static sector_t vaai_get_blocks(struct se_device *dev)
+{
+	struct vaai_dev *vdev = to_vaai_dev(dev);
+
+	return div_u64(vdev->nr_bytes, dev->dev_attrib.block_size) - 1;
+}
+
+static const struct target_backend_ops vaai_backend_ops = {
+	.name			= "vaai",
+	.inquiry_prod		= "VAAI",
+	.inquiry_rev		= "0.1",
+	.owner			= THIS_MODULE,
+	.attach_hba		= vaai_attach_hba,
+	.detach_hba		= vaai_detach_hba,
+	.alloc_device		= vaai_alloc_device,
+	.configure_device	= vaai_configure_device,
+	.destroy_device		= vaai_destroy_device,
+	.free_device		= vaai_free_device,
+	.set_configfs_dev_params = vaai_set_configfs_dev_params,
+	.show_configfs_dev_params = vaai_show_configfs_dev_params,
+	.parse_cdb		= vaai_parse_cdb,
+	.get_device_type	= sbc_get_device_type,
+	.get_blocks		= vaai_get_blocks,
+	.tb_dev_attrib_attrs	= sbc_attrib_attrs,
+};
+
+static int __init vaai_init(void)
+{
+	int ret;
+
+	ret = vaai_io_cache_init();
+	if (ret)
+		return ret;
+
+	vaai_wq = alloc_workqueue("vaai_io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!vaai_wq) {
+		ret = -ENOMEM;
+		goto out_cache_exit;
+	}
+
+	ret = transport_backend_register(&vaai_backend_ops);
+	if (ret)
+		goto out_destroy_wq;
+	return 0;
+
+out_destroy_wq:
+	destroy_workqueue(vaai_wq);
+out_cache_exit:
+	vaai_io_cache_exit();
+	return ret;
+}
+
+static void __exit vaai_exit(void)
+{
+	target_backend_unregister(&vaai_backend_ops);
+	destroy_workqueue(vaai_wq);
+	/* vaai_free_rcu() callbacks must have run before the cache goes. */
+	rcu_barrier();
+	vaai_io_cache_exit();
+}
+
+module_init(vaai_init);
+module_exit(vaai_exit);
+
+MODULE_DESCRIPTION("LIO backend with VAAI/ODX offloads");
+MODULE_AUTHOR("vaai developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: READ/WRITE and SYNCHRONIZE CACHE, handed to the store.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <scsi/scsi_proto.h>
+
+#include "vaai.h"
+
+static struct kmem_cache *vaai_io_cache;
+
+int vaai_io_cache_init(void)
+{
+	vaai_io_cache = KMEM_CACHE(vaai_io, 0);
+	return vaai_io_cache ? 0 : -ENOMEM;
+}
+
+void vaai_io_cache_exit(void)
+{
+	kmem_cache_destroy(vaai_io_cache);
+}
+
+struct vaai_io *vaai_io_alloc(struct se_cmd *cmd)
+{
+	struct vaai_io *io = kmem_cache_zalloc(vaai_io_cache, GFP_NOIO);
+
+	if (!io)
+		return NULL;
+	io->cmd = cmd;
+	io->vdev = to_vaai_dev(cmd->se_dev);
+	return io;
+}
+
+/* The single completion point of every request. */
+void vaai_io_done(struct vaai_io *io, int err)
+{
+	vaai_cmd_complete(io->cmd, err, io->write);
+	kmem_cache_free(vaai_io_cache, io);
+}
+
+/*
+ * Durability (SBC-4 4.15 and 5.8): with the write cache disabled every write
+ * is on the medium before GOOD; with it enabled only FUA writes are, and the
+ * rest after SYNCHRONIZE CACHE.
+ */
+static bool vaai_write_must_be_durable(struct se_cmd *cmd)
+{
+	return !cmd->se_dev->dev_attrib.emulate_write_cache ||
+	       (cmd->se_cmd_flags & SCF_FUA);
+}
+
+sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
+			       u32 sgl_nents, enum dma_data_direction dir)
+{
+	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
+	u32 bs = cmd->se_dev->dev_attrib.block_size;
+	struct vaai_io *io;
+
+	if (dir == DMA_TO_DEVICE && vdev->params.readonly)
+		return TCM_WRITE_PROTECTED;
+	/* A block device cannot address less than its own logical block. */
+	if (bs < vdev->min_block)
+		return TCM_LOGICAL_UNIT_COMMUNICATION_FAILURE;
+
+	if (!cmd->data_length) {
+		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		return TCM_NO_SENSE;
+	}
+
+	io = vaai_io_alloc(cmd);
+	if (!io)
+		return TCM_OUT_OF_RESOURCES;
+	io->sgl = sgl;
+	io->sgl_nents = sgl_nents;
+	io->pos = (loff_t)cmd->t_task_lba * bs;
+	io->len = cmd->data_length;
+	io->write = dir == DMA_TO_DEVICE;
+	io->fua = io->write && vaai_write_must_be_durable(cmd);
+	vdev->store->submit_rw(io);
+	return TCM_NO_SENSE;
+}
+
+static void vaai_sync_cache_work(struct vaai_io *io)
+{
+	vaai_io_done(io, io->vdev->store->flush(io->vdev, io->pos, io->len));
+}
+
+/* SBC-4 5.27: NUMBER OF LOGICAL BLOCKS 0 means through the last block. */
+sense_reason_t vaai_execute_sync_cache(struct se_cmd *cmd)
+{
+	u32 bs = cmd->se_dev->dev_attrib.block_size;
+	u8 *cdb = cmd->t_task_cdb;
+	struct vaai_io *io;
+	u32 nolb;
+
+	nolb = cdb[0] == SYNCHRONIZE_CACHE_16 ? get_unaligned_be32(&cdb[10]) :
+						get_unaligned_be16(&cdb[7]);
+	io = vaai_io_alloc(cmd);
+	if (!io)
+		return TCM_OUT_OF_RESOURCES;
+	io->pos = (loff_t)cmd->t_task_lba * bs;
+	io->len = (loff_t)nolb * bs;
+	vaai_io_queue(io, vaai_sync_cache_work);
+	return TCM_NO_SENSE;
+}

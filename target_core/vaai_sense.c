@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: the one place an errno becomes a SCSI status and sense.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errno.h>
+#include <scsi/scsi_common.h>
+#include <scsi/scsi_proto.h>
+
+#include "vaai.h"
+
+struct vaai_sense {
+	u8 key;
+	u8 asc;
+	u8 ascq;
+};
+
+/* SPC-4 4.5.6, table 28 (sense keys) and annex D (ASC/ASCQ). */
+static const struct vaai_sense vaai_sense_no_space = {
+	DATA_PROTECT, 0x27, 0x07 /* SPACE ALLOCATION FAILED WRITE PROTECT */
+};
+static const struct vaai_sense vaai_sense_write_protected = {
+	DATA_PROTECT, 0x27, 0x00 /* WRITE PROTECTED */
+};
+static const struct vaai_sense vaai_sense_write_error = {
+	MEDIUM_ERROR, 0x0c, 0x00 /* WRITE ERROR */
+};
+static const struct vaai_sense vaai_sense_read_error = {
+	MEDIUM_ERROR, 0x11, 0x00 /* UNRECOVERED READ ERROR */
+};
+
+/*
+ * Descriptor-format sense when an LBA may not fit the 32-bit INFORMATION
+ * field of fixed format (SPC-4 4.5.1); the same rule LIO core applies.
+ */
+static bool vaai_sense_desc_format(struct se_device *dev)
+{
+	return dev->transport->get_blocks(dev) > U32_MAX;
+}
+
+static const struct vaai_sense *vaai_errno_sense(int err, bool write)
+{
+	switch (err) {
+	case -ENOSPC:
+	case -EDQUOT:
+		return &vaai_sense_no_space;
+	case -EROFS:
+	case -EPERM:
+	case -EACCES:
+		return &vaai_sense_write_protected;
+	default:
+		return write ? &vaai_sense_write_error : &vaai_sense_read_error;
+	}
+}
+
+/*
+ * Complete @cmd: GOOD for @err == 0, otherwise CHECK CONDITION with the sense
+ * that says what went wrong.  Memory shortage is not the medium's fault: the
+ * host is told TASK SET FULL and retries.
+ */
+void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write)
+{
+	const struct vaai_sense *s;
+	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
+
+	if (!err) {
+		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		return;
+	}
+	if (err == -ENOMEM || err == -EAGAIN) {
+		target_complete_cmd_with_sense(cmd, SAM_STAT_CHECK_CONDITION,
+					       TCM_OUT_OF_RESOURCES);
+		return;
+	}
+
+	s = vaai_errno_sense(err, write);
+	pr_err_ratelimited("%s: opcode 0x%02x lba %llu failed: %d\n",
+			   cmd->se_dev->dev_group.cg_item.ci_name,
+			   cmd->t_task_cdb[0], cmd->t_task_lba, err);
+	scsi_build_sense_buffer(vaai_sense_desc_format(cmd->se_dev), buf,
+				s->key, s->asc, s->ascq);
+	transport_copy_sense_to_cmd(cmd, buf);
+	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
+}
