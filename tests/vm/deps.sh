@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install what the build, the VM harness, the tests and the demo need on a
+# Debian 12 host.  Idempotent: a second run installs nothing.
+set -eu
+
+PKGS="build-essential linux-image-amd64 linux-headers-amd64 qemu-system-x86
+      busybox-static kmod udev python3 python3-venv python3-pip python3-pytest
+      python3-rtslib-fb targetcli-fb sg3-utils open-iscsi fio xfsprogs
+      btrfs-progs fcoe-utils iproute2"
+VENV=${VAAI_VENV:-/var/cache/vaai/venv}
+VNG_VERSION=1.42
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "deps: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing
+fi
+
+# virtme-ng boots the stock Debian kernel with the host's root filesystem.
+# It lives in a venv on Debian's own python3, which also sees rtslib-fb.
+if ! "$VENV/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then
+	echo "deps: installing virtme-ng $VNG_VERSION into $VENV"
+	/usr/bin/python3 -m venv --system-site-packages "$VENV"
+	"$VENV/bin/pip" install -q "virtme-ng==$VNG_VERSION"
+fi

@@ -1,0 +1,27 @@
+# Sourced inside the guest: what every guest job needs.
+# Run from the repository root.
+
+VAAI_MODULE=${VAAI_MODULE:-$PWD/target_core/target_core_vaai.ko}
+export VAAI_SCRATCH=/run/vaai
+export TARGETCLI_HOME=$VAAI_SCRATCH/targetcli
+export PYTHONPATH=$PWD/python
+export PYTHONDONTWRITEBYTECODE=1
+
+vaai_guest_setup() {
+	modprobe configfs || return 1
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || return 1
+	for m in target_core_mod target_core_file target_core_iblock tcm_loop \
+		 iscsi_target_mod sd_mod sg loop; do
+		modprobe "$m" || { echo "guest: modprobe $m failed" >&2; return 1; }
+	done
+	insmod "$VAAI_MODULE" || return 1
+	mkdir -p "$VAAI_SCRATCH"
+	mountpoint -q "$VAAI_SCRATCH" ||
+		mount -t tmpfs -o size=75% tmpfs "$VAAI_SCRATCH" || return 1
+	mkdir -p "$TARGETCLI_HOME"
+	# LIO keeps persistent-reservation and ALUA state under dbroot.
+	mkdir -p "$VAAI_SCRATCH/dbroot"
+	echo "$VAAI_SCRATCH/dbroot" > /sys/kernel/config/target/dbroot 2>/dev/null
+	return 0
+}

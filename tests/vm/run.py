@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""Boot Debian's stock kernel in QEMU (virtme-ng, host root filesystem) and
+run one command inside it, with the repository mounted read-write.
+
+The run fails if the guest command fails, if the guest never reports back
+(panic, oops: the guest boots with oops=panic and panic=-1), if it outlives
+--timeout, or if the console shows a kernel BUG, oops or warning.  The whole
+console, kernel messages included, is kept in --log.
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VNG = os.environ.get("VAAI_VNG", "/var/cache/vaai/venv/bin/vng")
+
+# Kernel trouble that fails a run even when the guest command passed.
+KERNEL_TROUBLE = re.compile(
+    r"BUG:|Oops|Kernel panic|WARNING: CPU:|general protection fault|"
+    r"UBSAN:|KASAN:|possible circular locking|INFO: task .* blocked|"
+    r"kmemleak: .* new suspected memory leaks")
+# Kernel log lines: kept in the log, not echoed unless they are trouble.
+KERNEL_LINE = re.compile(r"^\s*\[\s*\d+\.\d+\]")
+
+GUEST_CMDLINE = [
+    "oops=panic",               # an oops ends the run at once (vng adds panic=-1)
+    "softlockup_panic=1",
+    "hung_task_panic=1",
+    "hung_task_timeout_secs=120",
+    "console=ttyS0",
+]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kver", required=True, help="guest kernel release")
+    p.add_argument("--mem", default="2G")
+    p.add_argument("--cpus", default="2")
+    p.add_argument("--timeout", type=int, default=1500,
+                   help="seconds before the VM is killed (0: never)")
+    p.add_argument("--log", required=True, help="console log path")
+    p.add_argument("--serve", action="store_true",
+                   help="forward the guest's iSCSI port to 127.0.0.1:3260")
+    p.add_argument("cmd", nargs=argparse.REMAINDER,
+                   help="-- guest command (relative to the repository)")
+    args = p.parse_args(argv)
+    if args.cmd and args.cmd[0] == "--":
+        args.cmd = args.cmd[1:]
+    if not args.cmd:
+        p.error("no guest command given")
+    return args
+
+
+def vng_argv(args, rc_file):
+    kernel = "/boot/vmlinuz-%s" % args.kver
+    if not os.path.exists(kernel):
+        sys.exit("run.py: %s not found; install linux-image-%s "
+                 "(tests/vm/deps.sh does)" % (kernel, args.kver))
+    guest = " ".join(["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd)
+    argv = [VNG, "--run", kernel, "--disable-kvm", "--verbose",
+            "-m", args.mem, "--cpus", args.cpus,
+            "--rwdir", REPO,
+            "--overlay-rwdir", "/etc", "--overlay-rwdir", "/var/lib",
+            "--cwd", REPO]
+    for opt in GUEST_CMDLINE:
+        argv += ["--append", opt]
+    if args.serve:
+        argv += ["--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
+                 "-device virtio-net-pci,netdev=n9"]
+    return argv + ["--", guest]
+
+
+def run(args):
+    os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)
+    rc_file = os.path.join(REPO, "build", "vm", "guest-rc")
+    os.makedirs(os.path.dirname(rc_file), exist_ok=True)
+    if os.path.exists(rc_file):
+        os.unlink(rc_file)
+
+    argv = vng_argv(args, rc_file)
+    trouble = []
+    deadline = time.monotonic() + args.timeout if args.timeout else None
+    with open(args.log, "w") as log:
+        log.write("# %s\n" % " ".join(argv))
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, text=True, errors="replace")
+
+        def on_alarm(signum, frame):
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise TimeoutError
+
+        signal.signal(signal.SIGALRM, on_alarm)
+        if deadline:
+            signal.alarm(args.timeout)
+        try:
+            for line in proc.stdout:
+                log.write(line)
+                log.flush()
+                if KERNEL_TROUBLE.search(line):
+                    trouble.append(line.rstrip())
+                if not KERNEL_LINE.match(line) or KERNEL_TROUBLE.search(line):
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+            proc.wait()
+        except TimeoutError:
+            proc.wait()
+            print("run.py: VM killed after %d s; console log: %s"
+                  % (args.timeout, args.log))
+            return 124
+        except KeyboardInterrupt:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait()
+            return 130
+        finally:
+            signal.alarm(0)
+
+    if not os.path.exists(rc_file):
+        print("run.py: the guest never reported back (panic or crash); "
+              "console log: %s" % args.log)
+        return 1
+    with open(rc_file) as f:
+        rc = int(f.read().strip() or 1)
+    if trouble:
+        print("run.py: kernel trouble on the console (see %s):" % args.log)
+        for line in trouble[:20]:
+            print("  " + line)
+        return rc or 1
+    if rc:
+        print("run.py: guest command failed with %d; console log: %s"
+              % (rc, args.log))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(run(parse_args(sys.argv[1:])))
