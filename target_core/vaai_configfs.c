@@ -43,6 +43,11 @@ static int vaai_param_set(struct vaai_params *p, char *key, char *val)
 			       val);
 			return ret;
 		}
+		if (p->size > MAX_LFS_FILESIZE) {
+			pr_err("control: size=%llu is beyond any file's reach\n",
+			       p->size);
+			return -EFBIG;
+		}
 		if (p->size < VAAI_MIN_BLOCK_SIZE) {
 			pr_err("control: size=%llu is smaller than one %u-byte block\n",
 			       p->size, VAAI_MIN_BLOCK_SIZE);

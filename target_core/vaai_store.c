@@ -23,7 +23,11 @@ static const char *vaai_dev_name(struct vaai_dev *vdev)
 
 static void vaai_store_unlink_created(struct vaai_dev *vdev)
 {
-	struct dentry *dentry = vdev->file->f_path.dentry;
+	/*
+	 * Our own reference keeps the open file's dentry positive: with only
+	 * the file's, vfs_unlink() would detach its inode under the file.
+	 */
+	struct dentry *dentry = dget(vdev->file->f_path.dentry);
 	struct dentry *parent = dget_parent(dentry);
 	int ret;
 
@@ -31,6 +35,7 @@ static void vaai_store_unlink_created(struct vaai_dev *vdev)
 	ret = vaai_vfs_unlink(d_inode(parent), dentry);
 	inode_unlock(d_inode(parent));
 	dput(parent);
+	dput(dentry);
 	if (ret)
 		pr_warn("%s: could not remove %s again: %d\n",
 			vaai_dev_name(vdev), vdev->params.path, ret);

@@ -14,6 +14,7 @@ else
 	echo "guest-init: setup failed" >&2
 	rc=99
 fi
+dmesg > "$(dirname "$RC_FILE")/guest-dmesg.log" 2>/dev/null
 sync
 echo "$rc" > "$RC_FILE"
 exit "$rc"

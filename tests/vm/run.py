@@ -24,7 +24,7 @@ KERNEL_TROUBLE = re.compile(
     r"UBSAN:|KASAN:|possible circular locking|INFO: task .* blocked|"
     r"kmemleak: .* new suspected memory leaks")
 # Kernel log lines: kept in the log, not echoed unless they are trouble.
-KERNEL_LINE = re.compile(r"^\s*\[\s*\d+\.\d+\]")
+KERNEL_LINE = re.compile(r"\[\s*\d+\.\d+\] ")
 
 GUEST_CMDLINE = [
     "oops=panic",               # an oops ends the run at once (vng adds panic=-1)
@@ -33,6 +33,15 @@ GUEST_CMDLINE = [
     "hung_task_timeout_secs=120",
     "console=ttyS0",
 ]
+
+
+def echo_part(line):
+    """What of a console line goes to stdout: the guest job's own output,
+    not the kernel's messages interleaved with it, unless they are trouble."""
+    m = KERNEL_LINE.search(line)
+    if not m or KERNEL_TROUBLE.search(line):
+        return line
+    return line[:m.start()].rstrip("[ ")
 
 
 def parse_args(argv):
@@ -103,9 +112,8 @@ def run(args):
                 log.flush()
                 if KERNEL_TROUBLE.search(line):
                     trouble.append(line.rstrip())
-                if not KERNEL_LINE.match(line) or KERNEL_TROUBLE.search(line):
-                    sys.stdout.write(line)
-                    sys.stdout.flush()
+                sys.stdout.write(echo_part(line))
+                sys.stdout.flush()
             proc.wait()
         except TimeoutError:
             proc.wait()

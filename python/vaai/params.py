@@ -1,0 +1,50 @@
+"""Pure helpers for the backend's configfs files: no I/O, tested on the host."""
+import re
+
+from .errors import VaaiError
+
+MIN_BLOCK = 512
+_SUFFIXES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_INFO_KEYS = ("Path", "Store", "Bytes", "Readonly")
+
+
+def parse_size(text):
+    """Bytes from '4096', '64M', '1.5G', '2T' (binary units); VaaiError otherwise."""
+    if isinstance(text, int):
+        size = text
+    else:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", str(text))
+        if not m:
+            raise VaaiError("size %r is not a number of bytes with an optional "
+                            "K, M, G or T suffix (e.g. 64M, 10G)" % (text,))
+        size = int(float(m.group(1)) * _SUFFIXES[m.group(2).lower()])
+    if size < MIN_BLOCK:
+        raise VaaiError("size %s is smaller than one %d-byte block" % (text, MIN_BLOCK))
+    return size
+
+
+def control_string(path, size=None, readonly=False):
+    """The line written to the device's `control` file."""
+    if not path or not str(path).startswith("/"):
+        raise VaaiError("path %r must be absolute" % (path,))
+    if any(c in str(path) for c in ",\n="):
+        raise VaaiError("path %r may not contain ',', '=' or a newline" % (path,))
+    fields = ["path=%s" % path]
+    if size is not None:
+        fields.append("size=%d" % parse_size(size))
+    fields.append("readonly=%d" % bool(readonly))
+    return ",".join(fields)
+
+
+def parse_info(text):
+    """The backend's own `Key: value` lines of `info`, as a dict.
+
+    LIO core prefixes its own status line; those keys are not ours and are
+    left out.
+    """
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.strip().partition(": ")
+        if sep and key in _INFO_KEYS:
+            out[key] = value.strip()
+    return out

@@ -1,0 +1,101 @@
+"""The `vaai` storage object for rtslib-fb."""
+import errno
+import os
+
+from rtslib_fb import tcm
+from rtslib_fb.utils import fread
+
+from .errors import VaaiError
+from .kmsg import KernelLog
+from .params import control_string, parse_info
+
+PLUGIN = "vaai"
+MODULE = "target_core_vaai"
+
+
+class VaaiStorageObject(tcm.StorageObject):
+    """A LUN stored by target_core_vaai in a regular file or block device.
+
+    Creation mode (path given): path is a regular file, created sparse when
+    size is given and it does not exist, or a block device.  Lookup mode
+    (no path): binds to the existing storage object called name.
+    """
+
+    def __init__(self, name, path=None, size=None, readonly=False, wwn=None,
+                 index=None):
+        if not os.path.isdir("/sys/kernel/config/target/core") or \
+                not os.path.isdir("/sys/module/%s" % MODULE):
+            raise VaaiError("the %s module is not loaded: run 'modprobe %s' "
+                            "(or insmod target_core/%s.ko)" % (MODULE, MODULE, MODULE))
+        if path is None:
+            super().__init__(name, "lookup", index)
+            return
+        line = control_string(path, size, readonly)
+        super().__init__(name, "create", index)
+        try:
+            self._configure(line, path, wwn)
+        except BaseException:
+            self.delete()
+            raise
+
+    def _configure(self, line, path, wwn):
+        with KernelLog(MODULE) as klog:
+            try:
+                self._control(line)
+                self._set_udev_path(path)
+                self._enable()
+            except OSError as e:
+                said = klog.lines()
+                why = said[-1] if said else os.strerror(e.errno or errno.EIO)
+                raise VaaiError("cannot create vaai/%s on %s: %s (%s)"
+                                % (self.name, path, why,
+                                   os.strerror(e.errno or errno.EIO))) from e
+        super()._configure(wwn)
+
+    def set_attribute(self, attribute, value):
+        super().set_attribute(attribute, value)
+        if attribute == "block_size":
+            # LIO rescales hw_max_sectors to the new block size but leaves
+            # optimal_sectors, which then exceeds it and cannot be restored.
+            hw_max = int(self.get_attribute("hw_max_sectors"))
+            if int(self.get_attribute("optimal_sectors")) > hw_max:
+                super().set_attribute("optimal_sectors", hw_max)
+
+    def _info(self):
+        return parse_info(fread("%s/info" % self.path))
+
+    @property
+    def path_name(self):
+        """The backing file or block device."""
+        return self._info().get("Path", "")
+
+    @property
+    def store(self):
+        """'file' or 'bdev'."""
+        return self._info().get("Store", "")
+
+    @property
+    def size(self):
+        """Capacity in bytes."""
+        return int(self._info().get("Bytes", 0))
+
+    @property
+    def readonly(self):
+        return self._info().get("Readonly") == "1"
+
+    def dump(self):
+        d = super().dump()
+        d["path"] = self.path_name
+        d["size"] = self.size
+        d["readonly"] = self.readonly
+        d["wwn"] = self.wwn
+        return d
+
+
+def _register():
+    """Make rtslib-fb know the plugin (its two registries), once."""
+    tcm.so_mapping.setdefault(PLUGIN, VaaiStorageObject)
+    tcm.bs_params.setdefault(VaaiStorageObject, dict(name=PLUGIN))
+
+
+_register()

@@ -1,0 +1,175 @@
+"""SCSI commands sent straight through SG_IO, and their sense decoded.
+
+sg3_utils print sense as text; the tests need the bytes, so this module
+sends CDBs itself and returns status, sense and data.
+"""
+import ctypes
+import fcntl
+import os
+import struct
+from dataclasses import dataclass
+
+SG_IO = 0x2285
+SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_DXFER_FROM_DEV = -1, -2, -3
+
+GOOD, CHECK_CONDITION = 0x00, 0x02
+# SPC-4 table 28: sense keys
+NO_SENSE, NOT_READY, MEDIUM_ERROR, HARDWARE_ERROR = 0x0, 0x2, 0x3, 0x4
+ILLEGAL_REQUEST, UNIT_ATTENTION, DATA_PROTECT = 0x5, 0x6, 0x7
+ABORTED_COMMAND, MISCOMPARE = 0xB, 0xE
+
+
+class _SgIoHdr(ctypes.Structure):
+    _fields_ = [
+        ("interface_id", ctypes.c_int), ("dxfer_direction", ctypes.c_int),
+        ("cmd_len", ctypes.c_ubyte), ("mx_sb_len", ctypes.c_ubyte),
+        ("iovec_count", ctypes.c_ushort), ("dxfer_len", ctypes.c_uint),
+        ("dxferp", ctypes.c_void_p), ("cmdp", ctypes.c_void_p),
+        ("sbp", ctypes.c_void_p), ("timeout", ctypes.c_uint),
+        ("flags", ctypes.c_uint), ("pack_id", ctypes.c_int),
+        ("usr_ptr", ctypes.c_void_p), ("status", ctypes.c_ubyte),
+        ("masked_status", ctypes.c_ubyte), ("msg_status", ctypes.c_ubyte),
+        ("sb_len_wr", ctypes.c_ubyte), ("host_status", ctypes.c_ushort),
+        ("driver_status", ctypes.c_ushort), ("resid", ctypes.c_int),
+        ("duration", ctypes.c_uint), ("info", ctypes.c_uint)]
+
+
+@dataclass
+class Sense:
+    key: int
+    asc: int
+    ascq: int
+    info: int = None        # INFORMATION, when VALID (fixed) or present (descriptor)
+    sks: bytes = b""        # sense-key specific bytes, when SKSV is set
+
+    def __str__(self):
+        return "key=0x%x asc=0x%02x ascq=0x%02x info=%s" % (
+            self.key, self.asc, self.ascq, self.info)
+
+
+@dataclass
+class Result:
+    status: int
+    sense: bytes
+    data: bytes
+    host_status: int = 0
+    driver_status: int = 0
+
+    def decoded(self):
+        return decode_sense(self.sense)
+
+    def __str__(self):
+        s = "status=0x%02x" % self.status
+        if self.sense:
+            s += " sense(%s) raw=%s" % (self.decoded(), self.sense.hex())
+        return s
+
+
+def decode_sense(b):
+    """Fixed (0x70/0x71) or descriptor (0x72/0x73) format sense data."""
+    if not b:
+        return None
+    code = b[0] & 0x7F
+    if code in (0x70, 0x71):
+        info = struct.unpack(">I", b[3:7])[0] if b[0] & 0x80 else None
+        sks = bytes(b[15:18]) if len(b) >= 18 and b[15] & 0x80 else b""
+        return Sense(b[2] & 0xF, b[12] if len(b) > 12 else 0,
+                     b[13] if len(b) > 13 else 0, info, sks)
+    if code in (0x72, 0x73):
+        s = Sense(b[1] & 0xF, b[2], b[3])
+        pos, end = 8, 8 + b[7]
+        while pos + 2 <= min(end, len(b)):
+            dtype, dlen = b[pos], b[pos + 1]
+            if dtype == 0x00 and dlen >= 0x0A:
+                s.info = struct.unpack(">Q", b[pos + 4:pos + 12])[0]
+            elif dtype == 0x02 and dlen >= 6 and b[pos + 4] & 0x80:
+                s.sks = bytes(b[pos + 4:pos + 7])
+            pos += 2 + dlen
+        return s
+    raise AssertionError("unknown sense response code 0x%02x: %s" % (code, b.hex()))
+
+
+def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000):
+    cdb = bytes(cdb)
+    sense = ctypes.create_string_buffer(96)
+    cdb_buf = ctypes.create_string_buffer(cdb, len(cdb))
+    hdr = _SgIoHdr(interface_id=ord("S"), cmd_len=len(cdb), mx_sb_len=96,
+                   cmdp=ctypes.addressof(cdb_buf), sbp=ctypes.addressof(sense),
+                   timeout=timeout_ms)
+    if data_out is not None:
+        buf = ctypes.create_string_buffer(bytes(data_out), len(data_out))
+        hdr.dxfer_direction, hdr.dxfer_len = SG_DXFER_TO_DEV, len(data_out)
+        hdr.dxferp = ctypes.addressof(buf)
+    elif data_in_len:
+        buf = ctypes.create_string_buffer(data_in_len)
+        hdr.dxfer_direction, hdr.dxfer_len = SG_DXFER_FROM_DEV, data_in_len
+        hdr.dxferp = ctypes.addressof(buf)
+    else:
+        buf = None
+        hdr.dxfer_direction = SG_DXFER_NONE
+    fd = os.open(dev, os.O_RDWR)
+    try:
+        fcntl.ioctl(fd, SG_IO, hdr)
+    finally:
+        os.close(fd)
+    data = b""
+    if data_in_len:
+        data = buf.raw[:data_in_len - hdr.resid]
+    return Result(hdr.status, sense.raw[:hdr.sb_len_wr], data,
+                  hdr.host_status, hdr.driver_status)
+
+
+def expect_good(res):
+    assert res.host_status == 0, "transport error: %s" % res
+    assert res.status == GOOD, "expected GOOD, got %s" % res
+    return res
+
+
+def expect_sense(res, key, asc, ascq):
+    """CHECK CONDITION with exactly this sense key and ASC/ASCQ."""
+    assert res.status == CHECK_CONDITION, "expected CHECK CONDITION, got %s" % res
+    s = res.decoded()
+    assert (s.key, s.asc, s.ascq) == (key, asc, ascq), \
+        "expected key=0x%x asc=0x%02x ascq=0x%02x, got %s" % (key, asc, ascq, res)
+    return s
+
+
+# --- CDB builders (SBC-4) -------------------------------------------------
+
+def cdb_read16(lba, nblocks, fua=False):
+    return struct.pack(">BBQIBB", 0x88, 0x08 if fua else 0, lba, nblocks, 0, 0)
+
+
+def cdb_write16(lba, nblocks, fua=False):
+    return struct.pack(">BBQIBB", 0x8A, 0x08 if fua else 0, lba, nblocks, 0, 0)
+
+
+def cdb_read10(lba, nblocks):
+    return struct.pack(">BBIBHB", 0x28, 0, lba, 0, nblocks, 0)
+
+
+def cdb_write10(lba, nblocks, fua=False):
+    return struct.pack(">BBIBHB", 0x2A, 0x08 if fua else 0, lba, 0, nblocks, 0)
+
+
+def cdb_sync_cache10(lba=0, nblocks=0):
+    return struct.pack(">BBIBHB", 0x35, 0, lba, 0, nblocks, 0)
+
+
+def read_blocks(dev, lba, nblocks, block_size):
+    return sg_io(dev, cdb_read16(lba, nblocks), data_in_len=nblocks * block_size)
+
+
+def write_blocks(dev, lba, data, block_size, fua=False):
+    assert len(data) % block_size == 0
+    return sg_io(dev, cdb_write16(lba, len(data) // block_size, fua), data_out=data)
+
+
+def clear_unit_attention(dev, tries=5):
+    """TEST UNIT READY until no unit attention is pending (SAM-5 5.14)."""
+    for _ in range(tries):
+        res = sg_io(dev, bytes(6))
+        if res.status == GOOD:
+            return
+        assert res.decoded().key == UNIT_ATTENTION, "TEST UNIT READY: %s" % res
+    raise AssertionError("unit attention did not clear after %d tries" % tries)
