@@ -57,21 +57,33 @@ def unexport(so):
             target.delete()
 
 
-def find_disk(so, timeout=20.0):
+def _scsi_driver(block):
+    """The SCSI host driver behind /sys/block/sdX (tcm_loopback, iscsi_tcp, ...)."""
+    hctl = os.path.basename(os.path.realpath("/sys/block/%s/device" % block))
+    host = hctl.split(":")[0]
+    with open("/sys/class/scsi_host/host%s/proc_name" % host) as f:
+        return f.read().strip()
+
+
+def find_disk(so, driver=None, timeout=20.0):
     """The /dev/sdX whose unit serial (VPD page 0x80) is so's, once the SCSI
-    scan has found it."""
+    scan has found it; driver picks the fabric when it is seen over several
+    (tcm_loopback, iscsi_tcp)."""
     deadline = time.monotonic() + timeout
     serial = so.wwn.encode()
     while True:
         for pg80 in glob.glob("/sys/block/sd*/device/vpd_pg80"):
+            block = pg80.split("/")[3]
             try:
                 with open(pg80, "rb") as f:
-                    if serial in f.read():
-                        return "/dev/" + pg80.split("/")[3]
+                    if serial in f.read() and \
+                            (driver is None or _scsi_driver(block) == driver):
+                        return "/dev/" + block
             except OSError:
                 pass
         if time.monotonic() > deadline:
-            raise VaaiError("no SCSI disk with serial %s appeared" % so.wwn)
+            raise VaaiError("no SCSI disk with serial %s appeared%s"
+                            % (so.wwn, " over " + driver if driver else ""))
         time.sleep(0.2)
 
 

@@ -2,7 +2,7 @@
 import errno
 import os
 
-from rtslib_fb import tcm
+from rtslib_fb import RTSRoot, tcm
 from rtslib_fb.utils import fread
 
 from .errors import VaaiError
@@ -31,6 +31,9 @@ class VaaiStorageObject(tcm.StorageObject):
             super().__init__(name, "lookup", index)
             return
         line = control_string(path, size, readonly)
+        # RTSRoot() points LIO's dbroot at rtslib's directory, which LIO
+        # only allows before the first device is enabled.
+        RTSRoot()
         super().__init__(name, "create", index)
         try:
             self._configure(line, path, wwn)

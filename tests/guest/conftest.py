@@ -37,7 +37,7 @@ class Lun:
         self.so = so
         self.backing = backing
         self.block_size = block_size
-        self.disk = find_disk(so)
+        self.disk = find_disk(so, "tcm_loopback")
         self.sg = sg_of(self.disk)
         self.nr_blocks = so.size // block_size
 

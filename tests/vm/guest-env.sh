@@ -20,8 +20,8 @@ vaai_guest_setup() {
 	mountpoint -q "$VAAI_SCRATCH" ||
 		mount -t tmpfs -o size=75% tmpfs "$VAAI_SCRATCH" || return 1
 	mkdir -p "$TARGETCLI_HOME"
-	# LIO keeps persistent-reservation and ALUA state under dbroot.
-	mkdir -p "$VAAI_SCRATCH/dbroot"
-	echo "$VAAI_SCRATCH/dbroot" > /sys/kernel/config/target/dbroot 2>/dev/null
+	# rtslib-fb points LIO's dbroot (PR and ALUA state) here; /etc is an
+	# overlay in the guest, so this changes nothing on the host.
+	mkdir -p /etc/rtslib-fb-target
 	return 0
 }

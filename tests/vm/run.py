@@ -10,6 +10,7 @@ console, kernel messages included, is kept in --log.
 import argparse
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -69,7 +70,11 @@ def vng_argv(args, rc_file):
     if not os.path.exists(kernel):
         sys.exit("run.py: %s not found; install linux-image-%s "
                  "(tests/vm/deps.sh does)" % (kernel, args.kver))
-    guest = " ".join(["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd)
+    # VAAI_* settings reach the guest job; nothing else of the host's env.
+    env = ["%s=%s" % (k, shlex.quote(v)) for k, v in sorted(os.environ.items())
+           if k.startswith("VAAI_") and k != "VAAI_VNG"]
+    guest = " ".join((["env"] + env if env else []) +
+                     ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd)
     argv = [VNG, "--run", kernel, "--disable-kvm", "--verbose",
             "-m", args.mem, "--cpus", args.cpus,
             "--rwdir", REPO,
