@@ -62,7 +62,7 @@ demo: deps
 bench: deps
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --mem 4G --log build/vm/bench-console.log \
-		-- bench/guest-bench.sh
+		--timeout 2400 -- bench/guest-bench.sh
 	$(PYTHON) bench/report.py build/bench/results.json docs/benchmarks.md
 
 serve: deps

@@ -50,18 +50,23 @@ static void vaai_file_rw_work(struct vaai_io *io)
 		bv[i].bv_offset = sg->offset;
 	}
 
-	if (io->write) {
-		iov_iter_bvec(&iter, ITER_SOURCE, bv, io->sgl_nents, io->len);
-		ret = vfs_iter_write(file, &iter, &pos, io->fua ? RWF_DSYNC : 0);
-	} else {
-		iov_iter_bvec(&iter, ITER_DEST, bv, io->sgl_nents, io->len);
-		ret = vfs_iter_read(file, &iter, &pos, 0);
-	}
+	iov_iter_bvec(&iter, io->write ? ITER_SOURCE : ITER_DEST, bv,
+		      io->sgl_nents, io->len);
+	/*
+	 * A short transfer is retried for the rest, so that a write which
+	 * filled the file system reports -ENOSPC rather than a short count.
+	 */
+	do {
+		if (io->write)
+			ret = vfs_iter_write(file, &iter, &pos,
+					     io->fua ? RWF_DSYNC : 0);
+		else
+			ret = vfs_iter_read(file, &iter, &pos, 0);
+		/* The LUN's blocks all lie inside the file: EOF means broken. */
+		if (ret == 0)
+			ret = -EIO;
+	} while (ret > 0 && iov_iter_count(&iter));
 	kfree(bv);
-
-	/* The LUN's blocks all lie inside the file: short means broken. */
-	if (ret >= 0 && ret != io->len)
-		ret = -EIO;
 	vaai_io_done(io, ret < 0 ? ret : 0);
 }
 

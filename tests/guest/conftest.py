@@ -123,3 +123,20 @@ def no_leftovers():
     yield
     after = {so.name for so in RTSRoot().storage_objects}
     assert after == before, "storage objects left behind: %s" % (after - before)
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """An ext2 file system with 1 KiB blocks: files stop at about 16 GiB."""
+    image = os.path.join(SCRATCH, "ext2.img")
+    with open(image, "wb") as f:
+        f.truncate(8 << 20)
+    sh("mkfs.ext2", "-q", "-b", "1024", image)
+    loop = sh("losetup", "--find", "--show", image).strip()
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    sh("mount", loop, str(mnt))
+    yield loop, str(mnt)
+    subprocess.run(["umount", str(mnt)])
+    sh("losetup", "-d", loop)
+    os.unlink(image)

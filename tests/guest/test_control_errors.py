@@ -2,7 +2,6 @@
 nothing behind: no device half-made, no file we created."""
 import errno
 import os
-import subprocess
 
 import pytest
 
@@ -77,23 +76,6 @@ def test_size_not_matching_an_existing_file_is_refused(raw_dev):
         assert os.path.getsize(path) == 1 << 20
     finally:
         os.unlink(path)
-
-
-@pytest.fixture
-def small_fs(tmp_path):
-    """An ext2 file system with 1 KiB blocks: files stop at about 16 GiB."""
-    image = os.path.join(SCRATCH, "ext2.img")
-    with open(image, "wb") as f:
-        f.truncate(8 << 20)
-    sh("mkfs.ext2", "-q", "-b", "1024", image)
-    loop = sh("losetup", "--find", "--show", image).strip()
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    sh("mount", loop, str(mnt))
-    yield loop, str(mnt)
-    subprocess.run(["umount", str(mnt)])
-    sh("losetup", "-d", loop)
-    os.unlink(image)
 
 
 def test_size_the_file_system_cannot_hold_is_refused_and_file_removed(raw_dev, small_fs):
