@@ -5,7 +5,8 @@ Stores:
   file   a file on XFS on a RAM disk; ours (vaai) vs target_core_file
   bdev   a RAM disk (brd) each;       ours (vaai) vs target_core_iblock
 Every LUN is exported over tcm_loop and driven with fio (libaio, O_DIRECT).
-Rounds alternate the order of ours and LIO; the report takes the median.
+Both sides are exported at once; each round runs every workload on both,
+alternating which goes first; the report takes the median of the rounds.
 
     guest_bench.py OUT.json [--rounds 3] [--runtime 8] [--only NAME]
 """
@@ -107,18 +108,30 @@ class Stores:
         return BlockStorageObject(name, dev=dev)
 
 
-def run_pair(stores, store, workload, runtime, order):
-    out = {}
-    for who in order:
-        so = stores.make(store, who)
-        try:
-            export_loopback(so)
-            disk = find_disk(so, "tcm_loopback")
-            out[who] = fio(disk, WORKLOADS[workload], runtime)
-        finally:
+def run_store(stores, store, names, runtime, rounds):
+    """Both LUNs of a store exported at once; each round runs every workload
+    on both, alternating which side goes first."""
+    sos, disks = {}, {}
+    try:
+        for who in ("ours", "lio"):
+            sos[who] = stores.make(store, who)
+            export_loopback(sos[who])
+            disks[who] = find_disk(sos[who], "tcm_loopback")
+        per = {w: [] for w in names}
+        for r in range(rounds):
+            order = ("ours", "lio") if r % 2 == 0 else ("lio", "ours")
+            for workload in names:
+                res = {who: fio(disks[who], WORKLOADS[workload], runtime)
+                       for who in order}
+                per[workload].append(res)
+                print("%s %s round %d: ours %.0f IOPS, lio %.0f IOPS" % (
+                    store, workload, r + 1, res["ours"]["iops"],
+                    res["lio"]["iops"]), flush=True)
+        return per
+    finally:
+        for so in sos.values():
             unexport(so)
             so.delete()
-    return out
 
 
 def main():
@@ -133,14 +146,9 @@ def main():
     results = []
     names = args.only or list(WORKLOADS)
     for store in ("file", "bdev"):
+        per = run_store(stores, store, names, args.runtime, args.rounds)
         for workload in names:
-            rounds = []
-            for r in range(args.rounds):
-                order = ("ours", "lio") if r % 2 == 0 else ("lio", "ours")
-                rounds.append(run_pair(stores, store, workload, args.runtime, order))
-                print("%s %s round %d: ours %.0f IOPS, lio %.0f IOPS" % (
-                    store, workload, r + 1, rounds[-1]["ours"]["iops"],
-                    rounds[-1]["lio"]["iops"]), flush=True)
+            rounds = per[workload]
             entry = {"store": store, "workload": workload, "fabric": "tcm_loop"}
             for who in ("ours", "lio"):
                 entry[who] = {k: statistics.median(rd[who][k] for rd in rounds)

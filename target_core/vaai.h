@@ -15,6 +15,8 @@
 
 #include <linux/fs.h>
 #include <linux/workqueue.h>
+#include <linux/atomic.h>
+#include <linux/configfs.h>
 #include <target/target_core_base.h>
 #include <target/target_core_backend.h>
 
@@ -26,9 +28,30 @@
 #define VAAI_QUEUE_DEPTH	256
 /* Smallest logical block LIO lets a device use (bytes). */
 #define VAAI_MIN_BLOCK_SIZE	512
+/*
+ * Thin-provisioning limits reported in the Block Limits VPD page (through
+ * LIO's dev_attrib) and enforced by our parsers.  An UNMAP parameter list is
+ * at most 65535 bytes (16-bit length), so 4095 descriptors fit in any list.
+ */
+#define VAAI_MAX_WRITE_SAME_BYTES	(2ULL << 30)
+#define VAAI_MAX_UNMAP_BYTES		(8ULL << 30)
+#define VAAI_MAX_UNMAP_DESCS		4095
+/* VMFS-6 unmaps in 1 MiB units: a granularity must divide it (SBC-4 6.6.4). */
+#define VAAI_UNMAP_UNIT_BYTES		(1U << 20)
 
 struct vaai_dev;
 struct vaai_io;
+struct bio_vec;
+
+/* Per-device counters, shown in attrib/ (vaai_stats.c). */
+struct vaai_stats {
+	atomic64_t zero;		/* WRITE SAME done (esxtop ZERO) */
+	atomic64_t zero_failed;		/* WRITE SAME failed (ZERO_F) */
+	atomic64_t zero_blocks;
+	atomic64_t unmap;		/* UNMAP done */
+	atomic64_t unmap_failed;
+	atomic64_t unmap_blocks;
+};
 
 /*
  * A store is the thing a LUN's blocks live in.  Both stores are opened as a
@@ -43,6 +66,19 @@ struct vaai_store_ops {
 	void (*submit_rw)(struct vaai_io *io);
 	/* make [pos, pos + len) durable; len 0 means to the end; may sleep */
 	int (*flush)(struct vaai_dev *vdev, loff_t pos, loff_t len);
+	/* write len bytes from bv at pos and wait; may sleep */
+	int (*write_bvec)(struct vaai_dev *vdev, loff_t pos, struct bio_vec *bv,
+			  unsigned int nr, size_t len);
+	/* zero [pos, pos + len), leaving it mapped; may sleep */
+	int (*zero)(struct vaai_dev *vdev, loff_t pos, loff_t len);
+	/* deallocate [pos, pos + len); reads zeros after if vdev->lbprz */
+	int (*unmap)(struct vaai_dev *vdev, loff_t pos, loff_t len);
+	/*
+	 * Provisioning state at pos: *mapped, and the length in bytes (at most
+	 * len) of the extent in that state; may sleep.
+	 */
+	loff_t (*map_status)(struct vaai_dev *vdev, loff_t pos, loff_t len,
+			     bool *mapped);
 };
 
 extern const struct vaai_store_ops vaai_file_ops;
@@ -64,7 +100,11 @@ struct vaai_dev {
 	struct file *file;
 	loff_t nr_bytes;		/* capacity in bytes */
 	u32 min_block;			/* smallest block the store can address */
+	u32 unmap_unit;			/* store's deallocation unit, bytes; 0: none */
+	bool lbprz;			/* deallocated blocks read back as zeros */
 	bool created;			/* we created the backing file */
+	u32 limits_bs;			/* block size the limits were set for */
+	struct vaai_stats stats;
 
 	union {
 		struct {
@@ -92,6 +132,8 @@ struct vaai_io {
 	void (*work_fn)(struct vaai_io *io);
 	atomic_t pending;		/* bdev: bios in flight, plus one */
 	int error;			/* first error seen */
+	void *buf;			/* command's own data, freed by its work */
+	bool unmap;			/* WRITE SAME: UNMAP bit */
 };
 
 /* vaai_main.c */
@@ -100,6 +142,7 @@ void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io));
 /* vaai_rw.c */
 struct vaai_io *vaai_io_alloc(struct se_cmd *cmd);
 void vaai_io_done(struct vaai_io *io, int err);
+void vaai_io_done_len(struct vaai_io *io, u32 len);
 sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 			       u32 sgl_nents, enum dma_data_direction dir);
 sense_reason_t vaai_execute_sync_cache(struct se_cmd *cmd);
@@ -108,6 +151,26 @@ void vaai_io_cache_exit(void);
 
 /* vaai_cdb.c */
 sense_reason_t vaai_parse_cdb(struct se_cmd *cmd);
+sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb);
+sense_reason_t vaai_cdb_check_range(struct se_cmd *cmd, u64 lba, u64 nolb);
+void vaai_dev_set_limits(struct vaai_dev *vdev);
+
+/* vaai_vpd.c */
+bool vaai_vpd_match(const u8 *cdb);
+sense_reason_t vaai_vpd_parse(struct se_cmd *cmd);
+
+/* vaai_ws.c */
+sense_reason_t vaai_ws_parse(struct se_cmd *cmd);
+
+/* vaai_unmap.c */
+sense_reason_t vaai_unmap_parse(struct se_cmd *cmd);
+
+/* vaai_lba_status.c */
+sense_reason_t vaai_lba_status_parse(struct se_cmd *cmd);
+
+/* vaai_stats.c */
+int vaai_stats_attrs_init(struct configfs_attribute ***attrs);
+void vaai_stats_attrs_exit(struct configfs_attribute **attrs);
 
 /* vaai_configfs.c */
 ssize_t vaai_set_configfs_dev_params(struct se_device *dev, const char *page,
@@ -117,7 +180,25 @@ ssize_t vaai_show_configfs_dev_params(struct se_device *dev, char *page);
 int vaai_store_open(struct vaai_dev *vdev);
 void vaai_store_close(struct vaai_dev *vdev);
 
+/* A write to this LUN is refused with DATA PROTECT / WRITE PROTECTED. */
+static inline bool vaai_cmd_write_protected(struct se_cmd *cmd)
+{
+	return to_vaai_dev(cmd->se_dev)->params.readonly ||
+	       target_lun_is_rdonly(cmd);
+}
+
+/* Work that must be durable before GOOD when the write cache is off. */
+static inline int vaai_dev_sync_if_write_through(struct vaai_dev *vdev,
+						 loff_t pos, loff_t len)
+{
+	if (vdev->dev.dev_attrib.emulate_write_cache)
+		return 0;
+	return vdev->store->flush(vdev, pos, len);
+}
+
 /* vaai_sense.c */
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write);
+void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
+				 u16 byte, int bit);
 
 #endif /* VAAI_H */

@@ -21,6 +21,14 @@ static int vaai_bdev_open(struct vaai_dev *vdev)
 	vdev->nr_bytes = bdev_nr_bytes(bdev);
 	vdev->min_block = bdev_logical_block_size(bdev);
 	vdev->dev.dev_attrib.is_nonrot = bdev_nonrot(bdev);
+	/*
+	 * UNMAP is a write-zeroes that may deallocate where the device has
+	 * one (zeros guaranteed: LBPRZ = 1), else a discard (LBPRZ = 0).
+	 */
+	vdev->lbprz = bdev_write_zeroes_sectors(bdev) != 0;
+	if (bdev_max_discard_sectors(bdev) || vdev->lbprz)
+		vdev->unmap_unit = max(bdev_discard_granularity(bdev),
+				       bdev_logical_block_size(bdev));
 	return 0;
 }
 
@@ -98,9 +106,65 @@ static int vaai_bdev_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
 	return blkdev_issue_flush(vdev->bdev.bdev);
 }
 
+/* Synchronous write of len bytes from bv (pattern writes). */
+static int vaai_bdev_write_bvec(struct vaai_dev *vdev, loff_t pos,
+				struct bio_vec *bv, unsigned int nr, size_t len)
+{
+	unsigned int i = 0;
+	int ret = 0;
+
+	while (len && !ret) {
+		struct bio *bio = bio_alloc(vdev->bdev.bdev,
+					    min_t(unsigned int, nr - i, BIO_MAX_VECS),
+					    REQ_OP_WRITE, GFP_NOIO);
+
+		bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
+		for (; i < nr && len; i++) {
+			unsigned int n = min_t(size_t, bv[i].bv_len, len);
+
+			if (bio_add_page(bio, bv[i].bv_page, n, bv[i].bv_offset) != n)
+				break;
+			pos += n;
+			len -= n;
+		}
+		ret = submit_bio_wait(bio);
+		bio_put(bio);
+	}
+	return ret;
+}
+
+static int vaai_bdev_zero(struct vaai_dev *vdev, loff_t pos, loff_t len)
+{
+	return blkdev_issue_zeroout(vdev->bdev.bdev, pos >> SECTOR_SHIFT,
+				    len >> SECTOR_SHIFT, GFP_NOIO,
+				    BLKDEV_ZERO_NOUNMAP);
+}
+
+static int vaai_bdev_unmap(struct vaai_dev *vdev, loff_t pos, loff_t len)
+{
+	sector_t sector = pos >> SECTOR_SHIFT, nr = len >> SECTOR_SHIFT;
+
+	if (vdev->lbprz)
+		return blkdev_issue_zeroout(vdev->bdev.bdev, sector, nr,
+					    GFP_NOIO, 0);
+	return blkdev_issue_discard(vdev->bdev.bdev, sector, nr, GFP_NOIO);
+}
+
+/* A block device does not say what it has allocated: "mapped or unknown". */
+static loff_t vaai_bdev_map_status(struct vaai_dev *vdev, loff_t pos,
+				   loff_t len, bool *mapped)
+{
+	*mapped = true;
+	return len;
+}
+
 const struct vaai_store_ops vaai_bdev_ops = {
 	.name		= "bdev",
 	.open		= vaai_bdev_open,
 	.submit_rw	= vaai_bdev_submit_rw,
 	.flush		= vaai_bdev_flush,
+	.write_bvec	= vaai_bdev_write_bvec,
+	.zero		= vaai_bdev_zero,
+	.unmap		= vaai_bdev_unmap,
+	.map_status	= vaai_bdev_map_status,
 };

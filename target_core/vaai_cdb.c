@@ -2,12 +2,13 @@
 /*
  * target_core_vaai: CDB parsing and dispatch.
  *
- * Commands this backend does not implement itself go to LIO's
- * sbc_parse_cdb() with our sbc_ops, which validates them and picks the
- * execute function.
+ * The commands this backend implements itself are found in a table and
+ * parsed by their own file; everything else goes to LIO's sbc_parse_cdb()
+ * with our sbc_ops, which validates it and picks the execute function.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kernel.h>
 #include <scsi/scsi_proto.h>
 
 #include "vaai.h"
@@ -16,6 +17,109 @@ static struct sbc_ops vaai_sbc_ops = {
 	.execute_rw		= vaai_execute_rw,
 	.execute_sync_cache	= vaai_execute_sync_cache,
 };
+
+struct vaai_cdb_handler {
+	u8 opcode;
+	/* the rest of the CDB says it is ours; NULL: the opcode does */
+	bool (*match)(const u8 *cdb);
+	sense_reason_t (*parse)(struct se_cmd *cmd);
+};
+
+static bool vaai_cdb_is_get_lba_status(const u8 *cdb)
+{
+	return (cdb[1] & 0x1f) == SAI_GET_LBA_STATUS;
+}
+
+static const struct vaai_cdb_handler vaai_cdb_handlers[] = {
+	{ INQUIRY,		vaai_vpd_match,		vaai_vpd_parse },
+	{ WRITE_SAME,		NULL,			vaai_ws_parse },
+	{ WRITE_SAME_16,	NULL,			vaai_ws_parse },
+	{ UNMAP,		NULL,			vaai_unmap_parse },
+	{ SERVICE_ACTION_IN_16,	vaai_cdb_is_get_lba_status, vaai_lba_status_parse },
+};
+
+static const struct vaai_cdb_handler *vaai_cdb_lookup(const u8 *cdb)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vaai_cdb_handlers); i++) {
+		const struct vaai_cdb_handler *h = &vaai_cdb_handlers[i];
+
+		if (h->opcode == cdb[0] && (!h->match || h->match(cdb)))
+			return h;
+	}
+	return NULL;
+}
+
+/*
+ * The limits LIO core reports in the Block Limits VPD page are in logical
+ * blocks; they follow the block size, which may change until the LUN is
+ * exported.  The parsers read the same dev_attrib fields.
+ */
+void vaai_dev_set_limits(struct vaai_dev *vdev)
+{
+	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
+	u32 bs = da->block_size ? da->block_size : da->hw_block_size;
+	u32 unit = vdev->unmap_unit;
+
+	vdev->limits_bs = bs;
+	da->max_write_same_len = VAAI_MAX_WRITE_SAME_BYTES / bs;
+	if (!unit)
+		return;
+	/* SBC-4 6.6.4: VMFS-6 needs a granularity that divides 1 MiB. */
+	if (unit < bs)
+		unit = bs;
+	if (unit > VAAI_UNMAP_UNIT_BYTES || VAAI_UNMAP_UNIT_BYTES % unit)
+		unit = bs;
+	da->unmap_granularity = unit / bs;
+	da->unmap_granularity_alignment = 0;
+	da->max_unmap_lba_count = VAAI_MAX_UNMAP_BYTES / bs;
+	da->max_unmap_block_desc_count = VAAI_MAX_UNMAP_DESCS;
+}
+
+/*
+ * The transfer the fabric announced against the one the CDB describes, for
+ * the commands we parse ourselves (SAM-5 5.4.3; LIO core does the same for
+ * the commands it parses).  Data-in: transfer what fits, report a residual.
+ * Data-out: a data CDB must carry exactly its data, a control CDB at least
+ * its parameter list.
+ */
+sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb)
+{
+	if (cmd->unknown_data_length) {
+		cmd->data_length = size;
+		return TCM_NO_SENSE;
+	}
+	if (size == cmd->data_length)
+		return TCM_NO_SENSE;
+
+	if (cmd->data_direction == DMA_TO_DEVICE) {
+		if (data_cdb)
+			return TCM_INVALID_FIELD_IN_COMMAND_IU;
+		if (size > cmd->data_length)
+			return TCM_PARAMETER_LIST_LENGTH_ERROR;
+	}
+	if (size > cmd->data_length) {
+		cmd->se_cmd_flags |= SCF_OVERFLOW_BIT;
+		cmd->residual_count = size - cmd->data_length;
+	} else {
+		cmd->se_cmd_flags |= SCF_UNDERFLOW_BIT;
+		cmd->residual_count = cmd->data_length - size;
+		if (cmd->data_direction == DMA_FROM_DEVICE)
+			cmd->data_length = size;
+	}
+	return TCM_NO_SENSE;
+}
+
+/* LBA OUT OF RANGE unless [lba, lba + nolb) lies inside the LUN. */
+sense_reason_t vaai_cdb_check_range(struct se_cmd *cmd, u64 lba, u64 nolb)
+{
+	u64 nr_blocks = cmd->se_dev->transport->get_blocks(cmd->se_dev) + 1;
+
+	if (lba >= nr_blocks || nolb > nr_blocks - lba)
+		return TCM_ADDRESS_OUT_OF_RANGE;
+	return TCM_NO_SENSE;
+}
 
 /*
  * SBC-4 5.40: FUA asks that the write reach the medium before completion.
@@ -40,6 +144,16 @@ static void vaai_cdb_drop_redundant_fua(struct se_cmd *cmd)
 
 sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 {
+	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
+	const struct vaai_cdb_handler *h;
+
+	if (unlikely(vdev->limits_bs != cmd->se_dev->dev_attrib.block_size))
+		vaai_dev_set_limits(vdev);
+
+	h = vaai_cdb_lookup(cmd->t_task_cdb);
+	if (h)
+		return h->parse(cmd);
+
 	vaai_cdb_drop_redundant_fua(cmd);
 	return sbc_parse_cdb(cmd, &vaai_sbc_ops);
 }

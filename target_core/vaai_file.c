@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/scatterlist.h>
 #include <linux/blkdev.h>
+#include <linux/falloc.h>
 
 #include "vaai.h"
 
@@ -24,20 +25,45 @@ static int vaai_file_open(struct vaai_dev *vdev)
 
 	vdev->nr_bytes = i_size_read(inode);
 	vdev->min_block = VAAI_MIN_BLOCK_SIZE;
+	/* Punched holes read back as zeros: deallocation is LBPRZ = 1. */
+	if (vdev->file->f_op->fallocate) {
+		vdev->unmap_unit = sb->s_blocksize;
+		vdev->lbprz = true;
+	}
 	/* A file on memory or on an SSD does not seek. */
 	vdev->dev.dev_attrib.is_nonrot = !sb->s_bdev || bdev_nonrot(sb->s_bdev);
 	return 0;
 }
 
+/*
+ * Move len bytes between bv and the file at pos.  A short transfer is
+ * retried for the rest, so that a write which filled the file system reports
+ * -ENOSPC rather than a short count.
+ */
+static int vaai_file_xfer(struct file *file, bool write, struct bio_vec *bv,
+			  unsigned int nr, size_t len, loff_t pos, rwf_t flags)
+{
+	struct iov_iter iter;
+	ssize_t ret;
+
+	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bv, nr, len);
+	do {
+		if (write)
+			ret = vfs_iter_write(file, &iter, &pos, flags);
+		else
+			ret = vfs_iter_read(file, &iter, &pos, flags);
+		/* The LUN's blocks all lie inside the file: EOF means broken. */
+		if (ret == 0)
+			ret = -EIO;
+	} while (ret > 0 && iov_iter_count(&iter));
+	return ret < 0 ? ret : 0;
+}
+
 static void vaai_file_rw_work(struct vaai_io *io)
 {
-	struct file *file = io->vdev->file;
 	struct scatterlist *sg;
-	struct iov_iter iter;
 	struct bio_vec *bv;
-	loff_t pos = io->pos;
-	ssize_t ret;
-	int i;
+	int i, ret;
 
 	bv = kmalloc_array(io->sgl_nents, sizeof(*bv), GFP_NOIO);
 	if (!bv) {
@@ -49,25 +75,10 @@ static void vaai_file_rw_work(struct vaai_io *io)
 		bv[i].bv_len = sg->length;
 		bv[i].bv_offset = sg->offset;
 	}
-
-	iov_iter_bvec(&iter, io->write ? ITER_SOURCE : ITER_DEST, bv,
-		      io->sgl_nents, io->len);
-	/*
-	 * A short transfer is retried for the rest, so that a write which
-	 * filled the file system reports -ENOSPC rather than a short count.
-	 */
-	do {
-		if (io->write)
-			ret = vfs_iter_write(file, &iter, &pos,
-					     io->fua ? RWF_DSYNC : 0);
-		else
-			ret = vfs_iter_read(file, &iter, &pos, 0);
-		/* The LUN's blocks all lie inside the file: EOF means broken. */
-		if (ret == 0)
-			ret = -EIO;
-	} while (ret > 0 && iov_iter_count(&iter));
+	ret = vaai_file_xfer(io->vdev->file, io->write, bv, io->sgl_nents,
+			     io->len, io->pos, io->fua ? RWF_DSYNC : 0);
 	kfree(bv);
-	vaai_io_done(io, ret < 0 ? ret : 0);
+	vaai_io_done(io, ret);
 }
 
 static void vaai_file_submit_rw(struct vaai_io *io)
@@ -82,9 +93,62 @@ static int vaai_file_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
 	return vfs_fsync_range(vdev->file, pos, end, 1);
 }
 
+static int vaai_file_write_bvec(struct vaai_dev *vdev, loff_t pos,
+				struct bio_vec *bv, unsigned int nr, size_t len)
+{
+	return vaai_file_xfer(vdev->file, true, bv, nr, len, pos, 0);
+}
+
+static int vaai_file_unmap(struct vaai_dev *vdev, loff_t pos, loff_t len)
+{
+	return vfs_fallocate(vdev->file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			     pos, len);
+}
+
+/*
+ * Zeroed and still allocated: unwritten extents where the file system has
+ * them, else a hole allocated again (tmpfs).
+ */
+static int vaai_file_zero(struct vaai_dev *vdev, loff_t pos, loff_t len)
+{
+	int ret;
+
+	ret = vfs_fallocate(vdev->file, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+			    pos, len);
+	if (ret != -EOPNOTSUPP)
+		return ret;
+	ret = vaai_file_unmap(vdev, pos, len);
+	if (ret)
+		return ret;
+	return vfs_fallocate(vdev->file, FALLOC_FL_KEEP_SIZE, pos, len);
+}
+
+static loff_t vaai_file_map_status(struct vaai_dev *vdev, loff_t pos,
+				   loff_t len, bool *mapped)
+{
+	loff_t data, hole;
+
+	data = vfs_llseek(vdev->file, pos, SEEK_DATA);
+	if (data == -ENXIO || (data >= 0 && data > pos)) {
+		*mapped = false;
+		return data < 0 ? len : min(data - pos, len);
+	}
+	if (data < 0)
+		return data;
+	hole = vfs_llseek(vdev->file, pos, SEEK_HOLE);
+	if (hole < 0)
+		return hole;
+	*mapped = true;
+	return min(hole - pos, len);
+}
+
 const struct vaai_store_ops vaai_file_ops = {
 	.name		= "file",
 	.open		= vaai_file_open,
 	.submit_rw	= vaai_file_submit_rw,
 	.flush		= vaai_file_flush,
+	.write_bvec	= vaai_file_write_bvec,
+	.zero		= vaai_file_zero,
+	.unmap		= vaai_file_unmap,
+	.map_status	= vaai_file_map_status,
 };

@@ -62,6 +62,18 @@ static int vaai_configure_device(struct se_device *dev)
 	da->hw_max_sectors = VAAI_MAX_IO_BYTES / da->hw_block_size;
 	da->hw_queue_depth = VAAI_QUEUE_DEPTH;
 
+	/*
+	 * A thin LUN by default where the store can deallocate (LIO leaves
+	 * UNMAP and WRITE SAME with UNMAP off); emulate_tpu/tpws still turn
+	 * them off.
+	 */
+	vaai_dev_set_limits(vdev);
+	if (vdev->unmap_unit) {
+		da->emulate_tpu = 1;
+		da->emulate_tpws = 1;
+		da->unmap_zeroes_data = vdev->lbprz;
+	}
+
 	pr_info("%s: %s store %s, %lld bytes%s\n", dev->dev_group.cg_item.ci_name,
 		vdev->store->name, vdev->params.path, vdev->nr_bytes,
 		vdev->params.readonly ? ", read-only" : "");
@@ -88,6 +100,12 @@ static void vaai_free_device(struct se_device *dev)
 	call_rcu(&dev->rcu_head, vaai_free_rcu);
 }
 
+/* LIO asks before it lets emulate_tpu/tpws be turned on. */
+static bool vaai_configure_unmap(struct se_device *dev)
+{
+	return to_vaai_dev(dev)->unmap_unit != 0;
+}
+
 /* LIO's contract: the LBA of the last block, not the number of blocks. */
 static sector_t vaai_get_blocks(struct se_device *dev)
 {
@@ -96,7 +114,7 @@ static sector_t vaai_get_blocks(struct se_device *dev)
 	return div_u64(vdev->nr_bytes, dev->dev_attrib.block_size) - 1;
 }
 
-static const struct target_backend_ops vaai_backend_ops = {
+static struct target_backend_ops vaai_backend_ops = {
 	.name			= "vaai",
 	.inquiry_prod		= "VAAI",
 	.inquiry_rev		= "0.1",
@@ -107,12 +125,13 @@ static const struct target_backend_ops vaai_backend_ops = {
 	.configure_device	= vaai_configure_device,
 	.destroy_device		= vaai_destroy_device,
 	.free_device		= vaai_free_device,
+	.configure_unmap	= vaai_configure_unmap,
 	.set_configfs_dev_params = vaai_set_configfs_dev_params,
 	.show_configfs_dev_params = vaai_show_configfs_dev_params,
 	.parse_cdb		= vaai_parse_cdb,
 	.get_device_type	= sbc_get_device_type,
 	.get_blocks		= vaai_get_blocks,
-	.tb_dev_attrib_attrs	= sbc_attrib_attrs,
+	/* tb_dev_attrib_attrs: LIO's SBC attributes and our counters, at init */
 };
 
 static int __init vaai_init(void)
@@ -123,10 +142,14 @@ static int __init vaai_init(void)
 	if (ret)
 		return ret;
 
+	ret = vaai_stats_attrs_init(&vaai_backend_ops.tb_dev_attrib_attrs);
+	if (ret)
+		goto out_cache_exit;
+
 	vaai_wq = alloc_workqueue("vaai_io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!vaai_wq) {
 		ret = -ENOMEM;
-		goto out_cache_exit;
+		goto out_stats_exit;
 	}
 
 	ret = transport_backend_register(&vaai_backend_ops);
@@ -136,6 +159,8 @@ static int __init vaai_init(void)
 
 out_destroy_wq:
 	destroy_workqueue(vaai_wq);
+out_stats_exit:
+	vaai_stats_attrs_exit(vaai_backend_ops.tb_dev_attrib_attrs);
 out_cache_exit:
 	vaai_io_cache_exit();
 	return ret;
@@ -147,6 +172,7 @@ static void __exit vaai_exit(void)
 	destroy_workqueue(vaai_wq);
 	/* vaai_free_rcu() callbacks must have run before the cache goes. */
 	rcu_barrier();
+	vaai_stats_attrs_exit(vaai_backend_ops.tb_dev_attrib_attrs);
 	vaai_io_cache_exit();
 }
 

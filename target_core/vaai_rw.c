@@ -40,6 +40,13 @@ void vaai_io_done(struct vaai_io *io, int err)
 	kmem_cache_free(vaai_io_cache, io);
 }
 
+/* The same, for a data-in request that returns len bytes. */
+void vaai_io_done_len(struct vaai_io *io, u32 len)
+{
+	target_complete_cmd_with_length(io->cmd, SAM_STAT_GOOD, len);
+	kmem_cache_free(vaai_io_cache, io);
+}
+
 /*
  * Durability (SBC-4 4.15 and 5.8): with the write cache disabled every write
  * is on the medium before GOOD; with it enabled only FUA writes are, and the

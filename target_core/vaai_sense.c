@@ -7,6 +7,8 @@
 #include <linux/errno.h>
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
 
 #include "vaai.h"
 
@@ -55,6 +57,45 @@ static const struct vaai_sense *vaai_errno_sense(int err, bool write)
 }
 
 /*
+ * CHECK CONDITION with our own sense; sks is the 3-byte sense-key specific
+ * field (SPC-4 4.5.2.4), or NULL.
+ */
+static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense *s,
+				    const u8 *sks)
+{
+	bool desc = vaai_sense_desc_format(cmd->se_dev);
+	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
+
+	scsi_build_sense_buffer(desc, buf, s->key, s->asc, s->ascq);
+	if (sks && desc) {
+		/* Sense key specific sense data descriptor (SPC-4 4.5.2.4.1) */
+		buf[7] = 8;
+		buf[8] = 0x02;
+		buf[9] = 0x06;
+		memcpy(&buf[12], sks, 3);
+	} else if (sks) {
+		memcpy(&buf[15], sks, 3);
+	}
+	transport_copy_sense_to_cmd(cmd, buf);
+	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
+}
+
+/*
+ * ILLEGAL REQUEST for a bad field in the parameter list, pointing at it
+ * (SPC-4 4.5.2.4.2: SKSV, C/D = 0, BPV when a bit is named).
+ */
+void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
+				 u16 byte, int bit)
+{
+	const struct vaai_sense s = { ILLEGAL_REQUEST, asc, ascq };
+	u8 sks[3];
+
+	sks[0] = 0x80 | (bit >= 0 ? 0x08 | (bit & 0x7) : 0);
+	put_unaligned_be16(byte, &sks[1]);
+	vaai_cmd_complete_sense(cmd, &s, sks);
+}
+
+/*
  * Complete @cmd: GOOD for @err == 0, otherwise CHECK CONDITION with the sense
  * that says what went wrong.  Memory shortage is not the medium's fault: the
  * host is told TASK SET FULL and retries.
@@ -62,7 +103,6 @@ static const struct vaai_sense *vaai_errno_sense(int err, bool write)
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write)
 {
 	const struct vaai_sense *s;
-	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
 
 	if (!err) {
 		target_complete_cmd(cmd, SAM_STAT_GOOD);
@@ -78,8 +118,5 @@ void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write)
 	pr_err_ratelimited("%s: opcode 0x%02x lba %llu failed: %d\n",
 			   cmd->se_dev->dev_group.cg_item.ci_name,
 			   cmd->t_task_cdb[0], cmd->t_task_lba, err);
-	scsi_build_sense_buffer(vaai_sense_desc_format(cmd->se_dev), buf,
-				s->key, s->asc, s->ascq);
-	transport_copy_sense_to_cmd(cmd, buf);
-	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
+	vaai_cmd_complete_sense(cmd, s, NULL);
 }

@@ -105,6 +105,21 @@ def demo(workdir):
         if not same:
             return 1
         print("backing file: %d bytes allocated of %d" % (allocated(image), so.size))
+
+        step("thin provisioning over iSCSI: VPD, WRITE SAME, UNMAP, GET LBA STATUS")
+        out = run("sg_vpd", "-p", "lbpv", iscsi_disk, show=False)
+        print("\n".join(l for l in out.splitlines() if "LBP" in l))
+        lba = 256 * MiB // 512
+        run("sg_write_same", "--16", "--lba=%d" % lba, "--num=2048", iscsi_disk)
+        zeroed = read_direct(loop_disk, 256 * MiB, MiB) == bytes(MiB)
+        print("1 MiB zeroed with one WRITE SAME(16): %s" % ("verified" if zeroed else "NOT ZERO"))
+        run("sg_unmap", "--force", "--lba=%d" % (lba + 2048), "--num=6144", iscsi_disk)
+        unmapped = read_direct(loop_disk, 257 * MiB, 3 * MiB) == bytes(3 * MiB)
+        print("3 MiB unmapped: reads back zeros: %s" % ("verified" if unmapped else "NO"))
+        run("sg_get_lba_status", "--lba=%d" % lba, iscsi_disk)
+        print("backing file: %d bytes allocated" % allocated(image))
+        if not (zeroed and unmapped):
+            return 1
         return 0
     finally:
         step("tear down")

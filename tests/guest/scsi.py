@@ -156,13 +156,34 @@ def cdb_sync_cache10(lba=0, nblocks=0):
     return struct.pack(">BBIBHB", 0x35, 0, lba, 0, nblocks, 0)
 
 
+# tcm_loop takes 256 scatter-gather entries: one SG_IO moves at most 1 MiB of
+# page-sized user memory.  Larger reads and writes are split.
+SG_IO_MAX = 1 << 20
+
+
 def read_blocks(dev, lba, nblocks, block_size):
-    return sg_io(dev, cdb_read16(lba, nblocks), data_in_len=nblocks * block_size)
+    step = SG_IO_MAX // block_size
+    parts = []
+    for first in range(lba, lba + max(nblocks, 1), step):
+        n = min(step, lba + nblocks - first)
+        res = sg_io(dev, cdb_read16(first, n), data_in_len=n * block_size)
+        if res.status != GOOD or res.host_status:
+            return res
+        parts.append(res.data)
+    res.data = b"".join(parts)
+    return res
 
 
 def write_blocks(dev, lba, data, block_size, fua=False):
     assert len(data) % block_size == 0
-    return sg_io(dev, cdb_write16(lba, len(data) // block_size, fua), data_out=data)
+    step = SG_IO_MAX
+    for off in range(0, max(len(data), 1), step):
+        chunk = data[off:off + step]
+        res = sg_io(dev, cdb_write16(lba + off // block_size, len(chunk) // block_size, fua),
+                    data_out=chunk)
+        if res.status != GOOD or res.host_status:
+            return res
+    return res
 
 
 def clear_unit_attention(dev, tries=5):
@@ -173,3 +194,44 @@ def clear_unit_attention(dev, tries=5):
             return
         assert res.decoded().key == UNIT_ATTENTION, "TEST UNIT READY: %s" % res
     raise AssertionError("unit attention did not clear after %d tries" % tries)
+
+
+def cdb_write_same16(lba, nblocks, unmap=False, ndob=False, anchor=False, flags=0):
+    b1 = flags | (0x08 if unmap else 0) | (0x01 if ndob else 0) | (0x10 if anchor else 0)
+    return struct.pack(">BBQIBB", 0x93, b1, lba, nblocks, 0, 0)
+
+
+def cdb_write_same10(lba, nblocks, unmap=False, flags=0):
+    return struct.pack(">BBIBHB", 0x41, flags | (0x08 if unmap else 0), lba, 0, nblocks, 0)
+
+
+def unmap_list(extents, data_len=None, bd_len=None):
+    """UNMAP parameter list (SBC-4 5.32.2) for [(lba, nblocks), ...]."""
+    descs = b"".join(struct.pack(">QI4x", lba, n) for lba, n in extents)
+    bd_len = len(descs) if bd_len is None else bd_len
+    data_len = 6 + len(descs) if data_len is None else data_len
+    return struct.pack(">HH4x", data_len, bd_len) + descs
+
+
+def cdb_unmap(param_len, anchor=False):
+    return struct.pack(">BBxxxxxHB", 0x42, 0x01 if anchor else 0, param_len, 0)
+
+
+def unmap(dev, extents, **kw):
+    data = unmap_list(extents, **kw)
+    return sg_io(dev, cdb_unmap(len(data)), data_out=data)
+
+
+def cdb_get_lba_status(lba, alloc_len):
+    return struct.pack(">BBQIBB", 0x9E, 0x12, lba, alloc_len, 0, 0)
+
+
+def get_lba_status(dev, lba, alloc_len=4096):
+    """[(lba, nblocks, provisioning_status), ...] and the raw result."""
+    res = sg_io(dev, cdb_get_lba_status(lba, alloc_len), data_in_len=alloc_len)
+    if res.status != GOOD:
+        return None, res
+    d = res.data
+    n = (struct.unpack(">I", d[0:4])[0] - 4) // 16
+    out = [struct.unpack(">QIB", d[8 + 16 * i:8 + 16 * i + 13]) for i in range(n)]
+    return [(lba_, nb, st & 0x0F) for lba_, nb, st in out], res

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: per-device counters, one read-only file each in the
+ * device's attrib/ directory next to LIO's own attributes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/configfs.h>
+#include <linux/slab.h>
+
+#include "vaai.h"
+
+static struct vaai_dev *vaai_stats_dev(struct config_item *item)
+{
+	struct se_dev_attrib *da = container_of(to_config_group(item),
+						struct se_dev_attrib, da_group);
+
+	return to_vaai_dev(da->da_dev);
+}
+
+#define VAAI_STAT(_f)							\
+static ssize_t vaai_stat_##_f##_show(struct config_item *item, char *page) \
+{									\
+	return sprintf(page, "%lld\n", (long long)			\
+		       atomic64_read(&vaai_stats_dev(item)->stats._f));	\
+}									\
+static struct configfs_attribute vaai_stat_attr_##_f = {		\
+	.ca_name	= "stats_" #_f,					\
+	.ca_mode	= 0444,						\
+	.ca_owner	= THIS_MODULE,					\
+	.show		= vaai_stat_##_f##_show,			\
+}
+
+VAAI_STAT(zero);
+VAAI_STAT(zero_failed);
+VAAI_STAT(zero_blocks);
+VAAI_STAT(unmap);
+VAAI_STAT(unmap_failed);
+VAAI_STAT(unmap_blocks);
+
+static struct configfs_attribute *vaai_stat_attrs[] = {
+	&vaai_stat_attr_zero,
+	&vaai_stat_attr_zero_failed,
+	&vaai_stat_attr_zero_blocks,
+	&vaai_stat_attr_unmap,
+	&vaai_stat_attr_unmap_failed,
+	&vaai_stat_attr_unmap_blocks,
+};
+
+/* LIO's SBC attributes followed by ours, NULL-terminated. */
+int vaai_stats_attrs_init(struct configfs_attribute ***attrs)
+{
+	struct configfs_attribute **all;
+	unsigned int n = 0, i;
+
+	while (sbc_attrib_attrs[n])
+		n++;
+	all = kcalloc(n + ARRAY_SIZE(vaai_stat_attrs) + 1, sizeof(*all),
+		      GFP_KERNEL);
+	if (!all)
+		return -ENOMEM;
+	memcpy(all, sbc_attrib_attrs, n * sizeof(*all));
+	for (i = 0; i < ARRAY_SIZE(vaai_stat_attrs); i++)
+		all[n + i] = vaai_stat_attrs[i];
+	*attrs = all;
+	return 0;
+}
+
+void vaai_stats_attrs_exit(struct configfs_attribute **attrs)
+{
+	kfree(attrs);
+}

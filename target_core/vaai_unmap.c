@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: UNMAP, SBC-4 5.32.
+ *
+ * The whole parameter list is checked before anything is deallocated: a
+ * list with one bad descriptor unmaps nothing.  Descriptors may overlap and
+ * come in any order (SBC-4 5.32.2); a descriptor of zero blocks is no error.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <scsi/scsi_proto.h>
+
+#include "vaai.h"
+
+#define VAAI_UNMAP_ANCHOR	0x01	/* CDB byte 1 */
+#define VAAI_UNMAP_HDR_LEN	8
+#define VAAI_UNMAP_DESC_LEN	16
+
+/* ASC/ASCQ, SPC-4 annex D */
+#define VAAI_ASC_INVALID_FIELD_IN_PARAM_LIST	0x26, 0x00
+#define VAAI_ASC_LBA_OUT_OF_RANGE		0x21, 0x00
+
+struct vaai_unmap_range {
+	u64 lba;
+	u32 nolb;
+};
+
+struct vaai_unmap_req {
+	unsigned int nr;
+	u64 blocks;
+	struct vaai_unmap_range range[];
+};
+
+static void vaai_unmap_work(struct vaai_io *io)
+{
+	struct vaai_unmap_req *req = io->buf;
+	struct vaai_dev *vdev = io->vdev;
+	u32 bs = vdev->dev.dev_attrib.block_size;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < req->nr && !ret; i++)
+		ret = vdev->store->unmap(vdev, (loff_t)req->range[i].lba * bs,
+					 (loff_t)req->range[i].nolb * bs);
+	if (!ret)
+		ret = vaai_dev_sync_if_write_through(vdev, 0, 0);
+
+	if (ret) {
+		atomic64_inc(&vdev->stats.unmap_failed);
+	} else {
+		atomic64_inc(&vdev->stats.unmap);
+		atomic64_add(req->blocks, &vdev->stats.unmap_blocks);
+	}
+	kfree(req);
+	vaai_io_done(io, ret);
+}
+
+static void vaai_unmap_refuse(struct se_cmd *cmd, u8 asc, u8 ascq, u16 byte)
+{
+	atomic64_inc(&to_vaai_dev(cmd->se_dev)->stats.unmap_failed);
+	vaai_cmd_complete_bad_param(cmd, asc, ascq, byte, -1);
+}
+
+/*
+ * Check the parameter list in buf (len bytes) and collect its ranges in
+ * *reqp.  Returns 0, or completes the command with the sense naming the
+ * offending field and returns 1.
+ */
+static int vaai_unmap_collect(struct se_cmd *cmd, const u8 *buf, u32 len,
+			      struct vaai_unmap_req **reqp)
+{
+	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
+	u64 nr_blocks = cmd->se_dev->transport->get_blocks(cmd->se_dev) + 1;
+	u32 data_len = get_unaligned_be16(&buf[0]);
+	u32 bd_len = get_unaligned_be16(&buf[2]);
+	struct vaai_unmap_req *req;
+	unsigned int i, nr;
+	u64 blocks = 0;
+
+	/* Lengths that disagree with each other or with what arrived. */
+	if (data_len + 2 > len || data_len < bd_len + VAAI_UNMAP_HDR_LEN - 2) {
+		vaai_unmap_refuse(cmd, VAAI_ASC_INVALID_FIELD_IN_PARAM_LIST, 0);
+		return 1;
+	}
+	/* An incomplete last descriptor is ignored (SBC-4 5.32.2). */
+	nr = bd_len / VAAI_UNMAP_DESC_LEN;
+	if (nr > da->max_unmap_block_desc_count) {
+		vaai_unmap_refuse(cmd, VAAI_ASC_INVALID_FIELD_IN_PARAM_LIST, 2);
+		return 1;
+	}
+
+	req = kmalloc(struct_size(req, range, nr), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	req->nr = 0;
+	for (i = 0; i < nr; i++) {
+		const u8 *d = buf + VAAI_UNMAP_HDR_LEN + i * VAAI_UNMAP_DESC_LEN;
+		u16 at = VAAI_UNMAP_HDR_LEN + i * VAAI_UNMAP_DESC_LEN;
+		u64 lba = get_unaligned_be64(&d[0]);
+		u32 nolb = get_unaligned_be32(&d[8]);
+
+		if (!nolb)
+			continue;
+		if (lba >= nr_blocks || nolb > nr_blocks - lba) {
+			vaai_unmap_refuse(cmd, VAAI_ASC_LBA_OUT_OF_RANGE, at);
+			goto out_refused;
+		}
+		blocks += nolb;
+		if (blocks > da->max_unmap_lba_count) {
+			vaai_unmap_refuse(cmd, VAAI_ASC_INVALID_FIELD_IN_PARAM_LIST,
+					  at + 8);
+			goto out_refused;
+		}
+		req->range[req->nr].lba = lba;
+		req->range[req->nr].nolb = nolb;
+		req->nr++;
+	}
+	req->blocks = blocks;
+	*reqp = req;
+	return 0;
+
+out_refused:
+	kfree(req);
+	return 1;
+}
+
+static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
+{
+	u32 len = get_unaligned_be16(&cmd->t_task_cdb[7]);
+	struct vaai_unmap_req *req = NULL;
+	struct vaai_io *io;
+	u8 *buf;
+	int ret;
+
+	/* SBC-4 5.32.1: an empty list is no error; a short header is. */
+	if (!len) {
+		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		return TCM_NO_SENSE;
+	}
+	if (len < VAAI_UNMAP_HDR_LEN)
+		return TCM_PARAMETER_LIST_LENGTH_ERROR;
+
+	buf = transport_kmap_data_sg(cmd);
+	if (!buf)
+		return TCM_OUT_OF_RESOURCES;
+	ret = vaai_unmap_collect(cmd, buf, len, &req);
+	transport_kunmap_data_sg(cmd);
+	if (ret < 0)
+		return TCM_OUT_OF_RESOURCES;
+	if (ret > 0)
+		return TCM_NO_SENSE;	/* completed with the field's sense */
+
+	io = vaai_io_alloc(cmd);
+	if (!io) {
+		kfree(req);
+		return TCM_OUT_OF_RESOURCES;
+	}
+	io->buf = req;
+	io->write = true;
+	vaai_io_queue(io, vaai_unmap_work);
+	return TCM_NO_SENSE;
+}
+
+sense_reason_t vaai_unmap_parse(struct se_cmd *cmd)
+{
+	u8 *cdb = cmd->t_task_cdb;
+	sense_reason_t ret;
+
+	/* SBC-4 5.32.1: without LBPU the command is not supported. */
+	if (!cmd->se_dev->dev_attrib.emulate_tpu)
+		return TCM_UNSUPPORTED_SCSI_OPCODE;
+	/* No ANC_SUP in the LBP VPD page. */
+	if (cdb[1] & VAAI_UNMAP_ANCHOR)
+		return TCM_INVALID_CDB_FIELD;
+	ret = vaai_cdb_size_check(cmd, get_unaligned_be16(&cdb[7]), false);
+	if (ret)
+		return ret;
+	if (vaai_cmd_write_protected(cmd))
+		return TCM_WRITE_PROTECTED;
+	cmd->execute_cmd = vaai_unmap_execute;
+	return TCM_NO_SENSE;
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: WRITE SAME (10) and (16), SBC-4 5.49 and 5.50.
+ *
+ * A zero payload (or NDOB) is a metadata operation on the store: the blocks
+ * are zeroed in place, or deallocated when the UNMAP bit is set and the
+ * store reads deallocated blocks back as zeros.  Any other pattern is
+ * written in large chunks from a buffer filled once.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bvec.h>
+#include <linux/highmem.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <scsi/scsi_proto.h>
+
+#include "vaai.h"
+
+/* CDB byte 1 */
+#define VAAI_WS_NDOB		0x01	/* WRITE SAME (16) only */
+#define VAAI_WS_LBDATA		0x02	/* obsolete */
+#define VAAI_WS_PBDATA		0x04	/* obsolete */
+#define VAAI_WS_UNMAP		0x08
+#define VAAI_WS_ANCHOR		0x10
+
+/* One pattern write covers this much of the range. */
+#define VAAI_WS_CHUNK_BYTES	(1U << 20)
+
+/* Write the one-block pattern in buf over [pos, pos + len). */
+static int vaai_ws_write_pattern(struct vaai_dev *vdev, const void *buf,
+				 u32 bs, loff_t pos, loff_t len)
+{
+	unsigned int nr = DIV_ROUND_UP(min_t(loff_t, len, VAAI_WS_CHUNK_BYTES),
+				       PAGE_SIZE);
+	struct bio_vec *bv;
+	unsigned int i, off;
+	int ret = 0;
+
+	bv = kcalloc(nr, sizeof(*bv), GFP_NOIO);
+	if (!bv)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct page *page = alloc_page(GFP_NOIO);
+		void *p;
+
+		if (!page) {
+			ret = -ENOMEM;
+			goto out_free_pages;
+		}
+		p = kmap_local_page(page);
+		for (off = 0; off < PAGE_SIZE; off += bs)
+			memcpy(p + off, buf, bs);
+		kunmap_local(p);
+		bv[i].bv_page = page;
+		bv[i].bv_len = PAGE_SIZE;
+		bv[i].bv_offset = 0;
+	}
+
+	while (len) {
+		size_t n = min_t(loff_t, len, (loff_t)nr * PAGE_SIZE);
+
+		ret = vdev->store->write_bvec(vdev, pos, bv, DIV_ROUND_UP(n, PAGE_SIZE), n);
+		if (ret)
+			break;
+		pos += n;
+		len -= n;
+	}
+
+out_free_pages:
+	for (i = 0; i < nr && bv[i].bv_page; i++)
+		__free_page(bv[i].bv_page);
+	kfree(bv);
+	return ret;
+}
+
+static int vaai_ws_zero(struct vaai_dev *vdev, bool unmap, loff_t pos, loff_t len)
+{
+	int ret;
+
+	/* SBC-4 4.7.3.3: deallocate only where the zeros read back. */
+	if (unmap && vdev->lbprz)
+		return vdev->store->unmap(vdev, pos, len);
+	ret = vdev->store->zero(vdev, pos, len);
+	if (ret == -EOPNOTSUPP) {
+		u8 *zeros = kzalloc(VAAI_MIN_BLOCK_SIZE, GFP_NOIO);
+
+		if (!zeros)
+			return -ENOMEM;
+		ret = vaai_ws_write_pattern(vdev, zeros, VAAI_MIN_BLOCK_SIZE,
+					    pos, len);
+		kfree(zeros);
+	}
+	return ret;
+}
+
+static void vaai_ws_work(struct vaai_io *io)
+{
+	struct vaai_dev *vdev = io->vdev;
+	u32 bs = vdev->dev.dev_attrib.block_size;
+	int ret;
+
+	if (!io->buf || !memchr_inv(io->buf, 0, bs))
+		ret = vaai_ws_zero(vdev, io->unmap, io->pos, io->len);
+	else
+		ret = vaai_ws_write_pattern(vdev, io->buf, bs, io->pos, io->len);
+	if (!ret)
+		ret = vaai_dev_sync_if_write_through(vdev, io->pos, io->len);
+
+	if (ret) {
+		atomic64_inc(&vdev->stats.zero_failed);
+	} else {
+		atomic64_inc(&vdev->stats.zero);
+		atomic64_add(io->len / bs, &vdev->stats.zero_blocks);
+	}
+	kfree(io->buf);
+	vaai_io_done(io, ret);
+}
+
+static sense_reason_t vaai_ws_execute(struct se_cmd *cmd)
+{
+	u32 bs = cmd->se_dev->dev_attrib.block_size;
+	struct vaai_io *io;
+	void *buf = NULL;
+
+	if (cmd->data_length) {
+		buf = kmalloc(bs, GFP_KERNEL);
+		if (!buf)
+			return TCM_OUT_OF_RESOURCES;
+		if (sg_copy_to_buffer(cmd->t_data_sg, cmd->t_data_nents, buf,
+				      bs) != bs) {
+			kfree(buf);
+			return TCM_INVALID_FIELD_IN_COMMAND_IU;
+		}
+	}
+	io = vaai_io_alloc(cmd);
+	if (!io) {
+		kfree(buf);
+		return TCM_OUT_OF_RESOURCES;
+	}
+	io->buf = buf;
+	io->write = true;
+	io->unmap = cmd->t_task_cdb[1] & VAAI_WS_UNMAP;
+	io->pos = (loff_t)cmd->t_task_lba * bs;
+	io->len = (loff_t)sbc_get_write_same_sectors(cmd) * bs;
+	vaai_io_queue(io, vaai_ws_work);
+	return TCM_NO_SENSE;
+}
+
+sense_reason_t vaai_ws_parse(struct se_cmd *cmd)
+{
+	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
+	u8 *cdb = cmd->t_task_cdb;
+	u8 flags = cdb[1];
+	bool ndob = false;
+	sense_reason_t ret;
+	u64 lba;
+	u32 nolb;
+
+	if (cdb[0] == WRITE_SAME_16) {
+		lba = get_unaligned_be64(&cdb[2]);
+		nolb = get_unaligned_be32(&cdb[10]);
+		ndob = flags & VAAI_WS_NDOB;
+	} else {
+		lba = get_unaligned_be32(&cdb[2]);
+		nolb = get_unaligned_be16(&cdb[7]);
+		flags &= ~VAAI_WS_NDOB;
+		if (cdb[1] & VAAI_WS_NDOB)
+			return TCM_INVALID_CDB_FIELD;
+	}
+
+	/* No ANC_SUP in the LBP VPD page; LBDATA/PBDATA are obsolete. */
+	if (flags & (VAAI_WS_ANCHOR | VAAI_WS_PBDATA | VAAI_WS_LBDATA))
+		return TCM_INVALID_CDB_FIELD;
+	if ((flags & VAAI_WS_UNMAP) && !da->emulate_tpws)
+		return TCM_INVALID_CDB_FIELD;
+	/* WSNZ is set in the Block Limits VPD page: 0 is not "to the end". */
+	if (!nolb || nolb > da->max_write_same_len)
+		return TCM_INVALID_CDB_FIELD;
+	ret = vaai_cdb_check_range(cmd, lba, nolb);
+	if (ret)
+		return ret;
+	ret = vaai_cdb_size_check(cmd, ndob ? 0 : da->block_size, true);
+	if (ret)
+		return ret;
+	if (vaai_cmd_write_protected(cmd))
+		return TCM_WRITE_PROTECTED;
+
+	cmd->t_task_lba = lba;
+	cmd->execute_cmd = vaai_ws_execute;
+	return TCM_NO_SENSE;
+}

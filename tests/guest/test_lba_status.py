@@ -1,0 +1,54 @@
+"""GET LBA STATUS: what is mapped and what is deallocated, from the store."""
+import os
+import re
+
+from conftest import MiB, sh
+from scsi import (ILLEGAL_REQUEST, cdb_write_same16, expect_good, expect_sense,
+                  get_lba_status, sg_io, unmap, write_blocks)
+
+MAPPED, DEALLOCATED = 0, 1
+
+
+def test_file_lun_reports_holes_and_data(make_lun, store):
+    lun = make_lun(size=16 * MiB)
+    if store == "bdev":
+        descs, res = get_lba_status(lun.sg, 0)
+        assert descs == [(0, lun.nr_blocks, MAPPED)], "bdev: mapped-or-unknown"
+        return
+    descs, res = get_lba_status(lun.sg, 0)
+    assert descs == [(0, lun.nr_blocks, DEALLOCATED)]
+    expect_good(write_blocks(lun.sg, 2048, os.urandom(MiB), 512))
+    descs, _ = get_lba_status(lun.sg, 0)
+    assert descs == [(0, 2048, DEALLOCATED), (2048, 2048, MAPPED),
+                     (4096, lun.nr_blocks - 4096, DEALLOCATED)]
+    expect_good(unmap(lun.sg, [(2048, 1024)]))
+    descs, _ = get_lba_status(lun.sg, 2048)
+    assert descs[0] == (2048, 1024, DEALLOCATED)
+    assert descs[1] == (3072, 1024, MAPPED)
+
+
+def test_zeroing_with_unmap_shows_as_deallocated(make_lun, store):
+    lun = make_lun(size=8 * MiB)
+    if store == "bdev":
+        return
+    expect_good(write_blocks(lun.sg, 0, os.urandom(2 * MiB), 512))
+    expect_good(sg_io(lun.sg, cdb_write_same16(0, 4096, unmap=True), data_out=bytes(512)))
+    descs, _ = get_lba_status(lun.sg, 0)
+    assert descs[0] == (0, lun.nr_blocks, DEALLOCATED)
+
+
+def test_sg_get_lba_status_decodes_our_answer(lun):
+    out = sh("sg_get_lba_status", "--lba=0", lun.sg)
+    assert re.search(r"(?i)(deallocated|mapped)", out)
+
+
+def test_small_allocation_length_truncates_to_whole_descriptors(make_lun, store):
+    lun = make_lun(size=16 * MiB)
+    expect_good(write_blocks(lun.sg, 2048, os.urandom(MiB), 512))
+    descs, res = get_lba_status(lun.sg, 0, alloc_len=24)
+    assert len(descs) == 1 and len(res.data) == 24
+
+
+def test_starting_lba_past_the_end_is_refused(lun):
+    _, res = get_lba_status(lun.sg, lun.nr_blocks)
+    expect_sense(res, ILLEGAL_REQUEST, 0x21, 0x00)

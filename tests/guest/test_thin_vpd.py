@@ -1,0 +1,48 @@
+"""What a host reads to decide how to use a thin LUN: READ CAPACITY (16),
+the Logical Block Provisioning and Block Limits VPD pages."""
+import re
+
+import pytest
+
+from conftest import sh
+
+MiB = 1 << 20
+
+
+def field(out, name):
+    """A numeric field of sg_vpd's decoded output (decimal or 0x hex)."""
+    return int(re.search(r"%s[^:]*: *(0x[0-9a-fA-F]+|\d+)" % re.escape(name), out).group(1), 0)
+
+
+def test_readcap_reports_lbpme_and_lbprz(lun, store):
+    out = sh("sg_readcap", "-l", lun.disk)
+    assert "lbpme=1" in out
+    # both stores here can give zeros back: files punch holes, loop devices
+    # turn write-zeroes into hole punching
+    assert "lbprz=1" in out
+
+
+def test_lbp_vpd_page_advertises_unmap_and_write_same(lun):
+    out = sh("sg_vpd", "-p", "lbpv", lun.disk)
+    for bit in ("LBPU", "LBPWS", "LBPWS10", "LBPRZ"):
+        assert field(out, bit) == 1, bit
+    assert re.search(r"(?i)provisioning type: 2|thin provisioning", out)
+
+
+@pytest.mark.parametrize("block_size", [512, 4096])
+def test_block_limits_suit_vmfs6(make_lun, block_size):
+    lun = make_lun(block_size=block_size)
+    out = sh("sg_vpd", "-p", "bl", lun.disk)
+    gran = field(out, "Optimal unmap granularity")
+    assert gran >= 1 and MiB % (gran * block_size) == 0 and gran * block_size <= MiB
+    assert field(out, "Maximum unmap block descriptor count") >= 256
+    assert field(out, "Maximum unmap LBA count") * block_size >= 1 << 30
+    assert field(out, "Maximum write same length") * block_size >= 1 << 30
+
+
+def test_tpu_and_tpws_off_turn_provisioning_off(lun):
+    lun.so.set_attribute("emulate_tpu", "0")
+    lun.so.set_attribute("emulate_tpws", "0")
+    assert "lbpme=0" in sh("sg_readcap", "-l", lun.disk)
+    out = sh("sg_vpd", "-p", "lbpv", lun.disk)
+    assert field(out, "LBPU") == 0 and field(out, "LBPWS") == 0

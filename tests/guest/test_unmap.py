@@ -1,0 +1,148 @@
+"""UNMAP: many descriptors, zeros read back, space given back, and a bad
+list refused whole."""
+import os
+import random
+
+import pytest
+
+from conftest import MiB, sh
+from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_unmap, expect_good,
+                  expect_sense, read_blocks, sg_io, unmap, unmap_list,
+                  write_blocks)
+from thin import allocated, stat
+
+INVALID_FIELD_IN_PARAMETER_LIST = (0x26, 0x00)
+PARAMETER_LIST_LENGTH_ERROR = (0x1A, 0x00)
+LBA_OUT_OF_RANGE = (0x21, 0x00)
+INVALID_COMMAND_OPERATION_CODE = (0x20, 0x00)
+
+
+def fill(lun, nbytes):
+    data = os.urandom(nbytes)
+    for off in range(0, nbytes, MiB):
+        expect_good(write_blocks(lun.sg, off // 512, data[off:off + MiB], 512))
+    return data
+
+
+def read_all(lun, nbytes):
+    return b"".join(expect_good(read_blocks(lun.sg, off // 512, MiB // 512, 512)).data
+                    for off in range(0, nbytes, MiB))
+
+
+def test_sg_unmap_single_range_reads_zeros_and_frees_space(lun):
+    data = fill(lun, 8 * MiB)
+    full = allocated(lun.backing.image)
+    sh("sg_unmap", "--force", "--lba=2048", "--num=4096", lun.sg)
+    back = read_all(lun, 8 * MiB)
+    assert back[:MiB] == data[:MiB]
+    assert back[MiB:3 * MiB] == bytes(2 * MiB)
+    assert back[3 * MiB:] == data[3 * MiB:]
+    assert allocated(lun.backing.image) <= full - 2 * MiB
+
+
+def test_256_descriptors_in_one_command(lun):
+    data = fill(lun, 16 * MiB)
+    extents = [(i * 64, 32) for i in range(256)]       # every other 16 KiB
+    before = stat(lun, "unmap")
+    expect_good(unmap(lun.sg, extents))
+    back = read_all(lun, 16 * MiB)
+    for i in range(256):
+        a, b = i * 64 * 512, (i * 64 + 32) * 512
+        assert back[a:b] == bytes(b - a)
+        assert back[b:b + 32 * 512] == data[b:b + 32 * 512]
+    assert stat(lun, "unmap") == before + 1
+    assert stat(lun, "unmap_blocks") >= 256 * 32
+
+
+def test_overlapping_and_unordered_descriptors_are_allowed(lun):
+    data = fill(lun, 2 * MiB)
+    expect_good(unmap(lun.sg, [(300, 100), (0, 200), (150, 200), (100, 0)]))
+    back = read_all(lun, 2 * MiB)
+    assert back[:400 * 512] == bytes(400 * 512)
+    assert back[400 * 512:] == data[400 * 512:]
+
+
+@pytest.mark.parametrize("case", ["beyond-capacity", "wraps", "too-many-blocks"])
+def test_one_bad_descriptor_refuses_the_whole_list(lun, case):
+    data = fill(lun, 4 * MiB)
+    lun.so.set_attribute("max_unmap_lba_count", "4096")
+    good = [(0, 1024), (2048, 1024)]
+    bad, sense, field = {
+        "beyond-capacity": ((lun.last_lba, 2), LBA_OUT_OF_RANGE, 8 + 2 * 16),
+        "wraps": ((2**64 - 8, 16), LBA_OUT_OF_RANGE, 8 + 2 * 16),
+        "too-many-blocks": ((4096, 2049), INVALID_FIELD_IN_PARAMETER_LIST, 8 + 2 * 16 + 8),
+    }[case]
+    failed = stat(lun, "unmap_failed")
+    s = expect_sense(unmap(lun.sg, good + [bad]), ILLEGAL_REQUEST, *sense)
+    assert s.sks and s.sks[0] & 0xC0 == 0x80, "field pointer into the parameter list"
+    assert int.from_bytes(s.sks[1:3], "big") == field
+    assert read_all(lun, 4 * MiB) == data, "something was unmapped"
+    assert stat(lun, "unmap_failed") == failed + 1
+
+
+def test_more_descriptors_than_the_maximum_is_refused(lun):
+    data = fill(lun, MiB)
+    lun.so.set_attribute("max_unmap_block_desc_count", "4")
+    expect_sense(unmap(lun.sg, [(i, 1) for i in range(5)]), ILLEGAL_REQUEST,
+                 *INVALID_FIELD_IN_PARAMETER_LIST)
+    assert read_all(lun, MiB) == data
+
+
+@pytest.mark.parametrize("kw", [
+    dict(bd_len=48),                  # descriptors claimed beyond the list
+    dict(data_len=200),               # UNMAP DATA LENGTH beyond the list
+    dict(data_len=10),                # shorter than the descriptors it holds
+], ids=["bd-len-too-long", "data-len-too-long", "data-len-too-short"])
+def test_lengths_that_disagree_are_refused(lun, kw):
+    data = fill(lun, MiB)
+    expect_sense(unmap(lun.sg, [(0, 8), (64, 8)], **kw), ILLEGAL_REQUEST,
+                 *INVALID_FIELD_IN_PARAMETER_LIST)
+    assert read_all(lun, MiB) == data
+
+
+def test_incomplete_last_descriptor_is_ignored(lun):
+    data = fill(lun, MiB)
+    plist = unmap_list([(0, 8), (64, 8)])
+    plist = plist[:2] + (24).to_bytes(2, "big") + plist[4:]   # 1.5 descriptors
+    expect_good(sg_io(lun.sg, cdb_unmap(len(plist)), data_out=plist))
+    back = read_all(lun, MiB)
+    assert back[:8 * 512] == bytes(8 * 512)
+    assert back[64 * 512:72 * 512] == data[64 * 512:72 * 512]
+
+
+def test_parameter_list_shorter_than_its_header(lun):
+    expect_sense(sg_io(lun.sg, cdb_unmap(6), data_out=bytes(6)), ILLEGAL_REQUEST,
+                 *PARAMETER_LIST_LENGTH_ERROR)
+
+
+def test_empty_parameter_list_is_no_error(lun):
+    expect_good(sg_io(lun.sg, cdb_unmap(0)))
+
+
+def test_anchor_is_refused(lun):
+    plist = unmap_list([(0, 8)])
+    expect_sense(sg_io(lun.sg, cdb_unmap(len(plist), anchor=True), data_out=plist),
+                 ILLEGAL_REQUEST, 0x24, 0x00)
+
+
+def test_unmap_is_not_supported_when_tpu_is_off(lun):
+    lun.so.set_attribute("emulate_tpu", "0")
+    expect_sense(unmap(lun.sg, [(0, 8)]), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE)
+
+
+def test_readonly_lun_refuses_unmap(make_lun):
+    data = os.urandom(MiB)
+    lun = make_lun(size=16 * MiB, readonly=True, fill=data)
+    expect_sense(unmap(lun.sg, [(0, 8)]), DATA_PROTECT, 0x27, 0x00)
+    assert read_all(lun, MiB) == data
+
+
+def test_random_unmaps_match_a_model(lun):
+    data = bytearray(fill(lun, 4 * MiB))
+    rnd = random.Random(3)
+    for _ in range(20):
+        extents = [(rnd.randrange(0, 8000), rnd.randrange(0, 190)) for _ in range(rnd.randrange(1, 9))]
+        expect_good(unmap(lun.sg, extents))
+        for lba, n in extents:
+            data[lba * 512:(lba + n) * 512] = bytes(n * 512)
+    assert read_all(lun, 4 * MiB) == bytes(data)

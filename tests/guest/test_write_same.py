@@ -1,0 +1,144 @@
+"""WRITE SAME (10)/(16): zeroing and unmapping as metadata operations,
+patterns written and read back, and every field the standard refuses."""
+import os
+
+import pytest
+
+from conftest import MiB
+from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_write_same10,
+                  cdb_write_same16, expect_good, expect_sense, read_blocks,
+                  sg_io, write_blocks)
+from thin import allocated, stat
+
+INVALID_FIELD_IN_CDB = (0x24, 0x00)
+LBA_OUT_OF_RANGE = (0x21, 0x00)
+INVALID_FIELD_IN_COMMAND_IU = (0x0E, 0x03)
+
+
+def fill(lun, lba, nbytes):
+    data = os.urandom(nbytes)
+    for off in range(0, nbytes, MiB):
+        chunk = data[off:off + MiB]
+        expect_good(write_blocks(lun.sg, lba + off // lun.block_size, chunk, lun.block_size))
+    return data
+
+
+def read(lun, lba, nblocks):
+    return expect_good(read_blocks(lun.sg, lba, nblocks, lun.block_size)).data
+
+
+@pytest.mark.parametrize("block_size", [512, 4096])
+def test_esxi_zeroing_1mib_with_one_zero_block(make_lun, block_size):
+    lun = make_lun(block_size=block_size)
+    nblocks = MiB // block_size
+    lba = 7 * nblocks
+    fill(lun, lba - 1, MiB + 2 * block_size)
+    before = read(lun, lba - 1, 1), read(lun, lba + nblocks, 1)
+    zeros0 = stat(lun, "zero")
+    res = sg_io(lun.sg, cdb_write_same16(lba, nblocks), data_out=bytes(block_size))
+    expect_good(res)
+    assert read(lun, lba, nblocks) == bytes(MiB)
+    assert (read(lun, lba - 1, 1), read(lun, lba + nblocks, 1)) == before
+    assert stat(lun, "zero") == zeros0 + 1
+    assert stat(lun, "zero_blocks") >= nblocks
+
+
+def test_zero_with_unmap_bit_deallocates(lun):
+    fill(lun, 0, 4 * MiB)
+    full = allocated(lun.backing.image)
+    expect_good(sg_io(lun.sg, cdb_write_same16(0, 8192, unmap=True), data_out=bytes(512)))
+    assert read(lun, 0, 8192) == bytes(4 * MiB)
+    assert allocated(lun.backing.image) <= full - 4 * MiB
+
+
+def test_ndob_zeroes_without_a_data_out_buffer(lun):
+    fill(lun, 100, MiB)
+    expect_good(sg_io(lun.sg, cdb_write_same16(100, 2048, ndob=True)))
+    assert read(lun, 100, 2048) == bytes(MiB)
+
+
+def test_ndob_with_unmap_deallocates(lun):
+    fill(lun, 0, 2 * MiB)
+    full = allocated(lun.backing.image)
+    expect_good(sg_io(lun.sg, cdb_write_same16(0, 4096, ndob=True, unmap=True)))
+    assert read(lun, 0, 4096) == bytes(2 * MiB)
+    assert allocated(lun.backing.image) <= full - 2 * MiB
+
+
+@pytest.mark.parametrize("block_size", [512, 4096])
+@pytest.mark.parametrize("cdb16", [True, False])
+def test_pattern_is_written_to_every_block(make_lun, block_size, cdb16):
+    lun = make_lun(block_size=block_size)
+    pattern = os.urandom(block_size)
+    nblocks = 3 * MiB // block_size + 3            # not a whole chunk
+    cdb = (cdb_write_same16 if cdb16 else cdb_write_same10)(5, nblocks)
+    expect_good(sg_io(lun.sg, cdb, data_out=pattern))
+    assert read(lun, 5, nblocks) == pattern * nblocks
+    assert read(lun, 4, 1) == bytes(block_size)
+    assert read(lun, 5 + nblocks, 1) == bytes(block_size)
+
+
+def test_pattern_with_unmap_bit_is_still_written(lun):
+    pattern = b"\xa5" * 512
+    expect_good(sg_io(lun.sg, cdb_write_same16(0, 64, unmap=True), data_out=pattern))
+    assert read(lun, 0, 64) == pattern * 64
+
+
+def test_first_and_last_block(lun):
+    pattern = os.urandom(512)
+    expect_good(sg_io(lun.sg, cdb_write_same16(0, 1), data_out=pattern))
+    expect_good(sg_io(lun.sg, cdb_write_same16(lun.last_lba, 1), data_out=pattern))
+    assert read(lun, 0, 1) == pattern and read(lun, lun.last_lba, 1) == pattern
+
+
+@pytest.mark.parametrize("cdb", [
+    cdb_write_same16(0, 8, anchor=True),            # ANCHOR without ANC_SUP
+    cdb_write_same16(0, 8, flags=0x02),             # LBDATA (obsolete)
+    cdb_write_same16(0, 8, flags=0x04),             # PBDATA (obsolete)
+    cdb_write_same10(0, 8, flags=0x01),             # reserved bit in (10)
+    cdb_write_same16(0, 0),                         # WSNZ = 1
+    cdb_write_same10(0, 0),
+], ids=["anchor", "lbdata", "pbdata", "ws10-bit0", "zero-blocks-16", "zero-blocks-10"])
+def test_refused_cdb_fields_change_nothing(lun, cdb):
+    data = fill(lun, 0, MiB)
+    expect_sense(sg_io(lun.sg, cdb, data_out=b"\x5a" * 512), ILLEGAL_REQUEST,
+                 *INVALID_FIELD_IN_CDB)
+    assert read(lun, 0, 2048) == data
+
+
+def test_longer_than_maximum_write_same_length_is_refused(lun):
+    maxlen = int(lun.so.get_attribute("max_write_same_len"))
+    assert maxlen * 512 >= 1 << 30
+    expect_sense(sg_io(lun.sg, cdb_write_same16(0, maxlen + 1), data_out=bytes(512)),
+                 ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
+
+
+def test_range_past_the_end_is_refused(lun):
+    before = read(lun, lun.last_lba, 1)
+    for lba, n in ((lun.last_lba, 2), (lun.nr_blocks, 1), (2**64 - 1, 2)):
+        expect_sense(sg_io(lun.sg, cdb_write_same16(lba, n), data_out=b"\x11" * 512),
+                     ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
+    assert read(lun, lun.last_lba, 1) == before
+
+
+def test_data_out_not_one_block_is_refused(lun):
+    data = fill(lun, 0, MiB)
+    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8), data_out=b"\x22" * 1024),
+                 ILLEGAL_REQUEST, *INVALID_FIELD_IN_COMMAND_IU)
+    assert read(lun, 0, 2048) == data
+
+
+def test_unmap_bit_refused_when_tpws_is_off(lun):
+    lun.so.set_attribute("emulate_tpws", "0")
+    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8, unmap=True), data_out=bytes(512)),
+                 ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
+
+
+def test_readonly_lun_refuses_write_same(make_lun):
+    data = os.urandom(MiB)
+    lun = make_lun(size=16 * MiB, readonly=True, fill=data)
+    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8), data_out=bytes(512)),
+                 DATA_PROTECT, 0x27, 0x00)
+    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8, ndob=True)),
+                 DATA_PROTECT, 0x27, 0x00)
+    assert read(lun, 0, 2048) == data
