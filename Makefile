@@ -63,7 +63,8 @@ bench: deps
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --mem 4G --log build/vm/bench-console.log \
 		--timeout 2400 -- bench/guest-bench.sh
-	$(PYTHON) bench/report.py build/bench/results.json docs/benchmarks.md
+	$(PYTHON) bench/report.py build/bench/results.json build/bench/thin.json \
+		docs/benchmarks.md
 
 serve: deps
 	$(MAKE) module

@@ -169,6 +169,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=2)
     sh("umount", FS_MNT)
+    sh("rmmod", "brd")
     return 0
 
 

@@ -29,6 +29,7 @@ struct vaai_unmap_range {
 struct vaai_unmap_req {
 	unsigned int nr;
 	u64 blocks;
+	u64 first, end;			/* span of all ranges, in blocks */
 	struct vaai_unmap_range range[];
 };
 
@@ -43,8 +44,9 @@ static void vaai_unmap_work(struct vaai_io *io)
 	for (i = 0; i < req->nr && !ret; i++)
 		ret = vdev->store->unmap(vdev, (loff_t)req->range[i].lba * bs,
 					 (loff_t)req->range[i].nolb * bs);
-	if (!ret)
-		ret = vaai_dev_sync_if_write_through(vdev, 0, 0);
+	if (!ret && req->nr)
+		ret = vaai_dev_sync_if_write_through(vdev, req->first * bs,
+						     (req->end - req->first) * bs);
 
 	if (ret) {
 		atomic64_inc(&vdev->stats.unmap_failed);
@@ -94,6 +96,8 @@ static int vaai_unmap_collect(struct se_cmd *cmd, const u8 *buf, u32 len,
 	if (!req)
 		return -ENOMEM;
 	req->nr = 0;
+	req->first = U64_MAX;
+	req->end = 0;
 	for (i = 0; i < nr; i++) {
 		const u8 *d = buf + VAAI_UNMAP_HDR_LEN + i * VAAI_UNMAP_DESC_LEN;
 		u16 at = VAAI_UNMAP_HDR_LEN + i * VAAI_UNMAP_DESC_LEN;
@@ -112,6 +116,8 @@ static int vaai_unmap_collect(struct se_cmd *cmd, const u8 *buf, u32 len,
 					  at + 8);
 			goto out_refused;
 		}
+		req->first = min(req->first, lba);
+		req->end = max(req->end, lba + nolb);
 		req->range[req->nr].lba = lba;
 		req->range[req->nr].nolb = nolb;
 		req->nr++;
