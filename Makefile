@@ -22,7 +22,7 @@ module:
 
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core modules_install
-	depmod -a $(KERNELRELEASE)
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KERNELRELEASE)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core clean

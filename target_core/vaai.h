@@ -91,6 +91,16 @@ struct vaai_params {
 	bool readonly;
 };
 
+/* Thin-provisioning soft threshold state (vaai_threshold.c). */
+struct vaai_tp {
+	spinlock_t lock;
+	u8 threshold;			/* percent of capacity; 0: off */
+	bool crossed;			/* allocation is at or over it */
+	bool pending;			/* some I_T nexus is still to be told */
+	unsigned int nr_told;
+	const void *told[32];		/* se_session of each nexus told */
+};
+
 struct vaai_dev {
 	struct se_device dev;		/* first: LIO core allocates through us */
 	struct vaai_params params;
@@ -105,6 +115,7 @@ struct vaai_dev {
 	bool created;			/* we created the backing file */
 	u32 limits_bs;			/* block size the limits were set for */
 	struct vaai_stats stats;
+	struct vaai_tp tp;
 
 	union {
 		struct {
@@ -168,6 +179,11 @@ sense_reason_t vaai_unmap_parse(struct se_cmd *cmd);
 /* vaai_lba_status.c */
 sense_reason_t vaai_lba_status_parse(struct se_cmd *cmd);
 
+/* vaai_threshold.c */
+extern struct configfs_attribute vaai_tp_attr_soft_threshold;
+void vaai_tp_check(struct vaai_dev *vdev);
+bool vaai_tp_ua_pending(struct se_cmd *cmd);
+
 /* vaai_stats.c */
 int vaai_stats_attrs_init(struct configfs_attribute ***attrs);
 void vaai_stats_attrs_exit(struct configfs_attribute **attrs);
@@ -198,6 +214,7 @@ static inline int vaai_dev_sync_if_write_through(struct vaai_dev *vdev,
 
 /* vaai_sense.c */
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write);
+void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq);
 void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
 				 u16 byte, int bit);
 

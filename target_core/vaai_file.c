@@ -59,21 +59,31 @@ static int vaai_file_xfer(struct file *file, bool write, struct bio_vec *bv,
 	return ret < 0 ? ret : 0;
 }
 
-static void vaai_file_rw_work(struct vaai_io *io)
+static struct bio_vec *vaai_file_bvecs(struct vaai_io *io)
 {
 	struct scatterlist *sg;
 	struct bio_vec *bv;
-	int i, ret;
+	int i;
 
 	bv = kmalloc_array(io->sgl_nents, sizeof(*bv), GFP_NOIO);
-	if (!bv) {
-		vaai_io_done(io, -ENOMEM);
-		return;
-	}
+	if (!bv)
+		return NULL;
 	for_each_sg(io->sgl, sg, io->sgl_nents, i) {
 		bv[i].bv_page = sg_page(sg);
 		bv[i].bv_len = sg->length;
 		bv[i].bv_offset = sg->offset;
+	}
+	return bv;
+}
+
+static void vaai_file_rw_work(struct vaai_io *io)
+{
+	struct bio_vec *bv = vaai_file_bvecs(io);
+	int ret;
+
+	if (!bv) {
+		vaai_io_done(io, -ENOMEM);
+		return;
 	}
 	ret = vaai_file_xfer(io->vdev->file, io->write, bv, io->sgl_nents,
 			     io->len, io->pos, io->fua ? RWF_DSYNC : 0);
@@ -81,8 +91,36 @@ static void vaai_file_rw_work(struct vaai_io *io)
 	vaai_io_done(io, ret);
 }
 
+/*
+ * A read the page cache can serve whole completes here, without a trip
+ * through the workqueue; anything else (a miss, a file system without
+ * RWF_NOWAIT) is done again, blocking, from the workqueue.
+ */
+static bool vaai_file_read_cached(struct vaai_io *io)
+{
+	struct bio_vec *bv;
+	struct iov_iter iter;
+	loff_t pos = io->pos;
+	ssize_t ret;
+
+	if (!(io->vdev->file->f_mode & FMODE_NOWAIT))
+		return false;
+	bv = vaai_file_bvecs(io);
+	if (!bv)
+		return false;
+	iov_iter_bvec(&iter, ITER_DEST, bv, io->sgl_nents, io->len);
+	ret = vfs_iter_read(io->vdev->file, &iter, &pos, RWF_NOWAIT);
+	kfree(bv);
+	if (ret != io->len)
+		return false;
+	vaai_io_done(io, 0);
+	return true;
+}
+
 static void vaai_file_submit_rw(struct vaai_io *io)
 {
+	if (!io->write && vaai_file_read_cached(io))
+		return;
 	vaai_io_queue(io, vaai_file_rw_work);
 }
 

@@ -44,6 +44,7 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 	vdev = kzalloc(sizeof(*vdev), GFP_KERNEL);
 	if (!vdev)
 		return NULL;
+	spin_lock_init(&vdev->tp.lock);
 	return &vdev->dev;
 }
 

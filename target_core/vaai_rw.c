@@ -36,6 +36,8 @@ struct vaai_io *vaai_io_alloc(struct se_cmd *cmd)
 /* The single completion point of every request. */
 void vaai_io_done(struct vaai_io *io, int err)
 {
+	if (io->write && !err)
+		vaai_tp_check(io->vdev);
 	vaai_cmd_complete(io->cmd, err, io->write);
 	kmem_cache_free(vaai_io_cache, io);
 }

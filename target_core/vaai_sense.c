@@ -80,6 +80,14 @@ static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense 
 	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
 }
 
+/* UNIT ATTENTION that this backend establishes itself. */
+void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq)
+{
+	const struct vaai_sense s = { UNIT_ATTENTION, asc, ascq };
+
+	vaai_cmd_complete_sense(cmd, &s, NULL);
+}
+
 /*
  * ILLEGAL REQUEST for a bad field in the parameter list, pointing at it
  * (SPC-4 4.5.2.4.2: SKSV, C/D = 0, BPV when a bit is named).

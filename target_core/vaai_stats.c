@@ -38,7 +38,8 @@ VAAI_STAT(unmap);
 VAAI_STAT(unmap_failed);
 VAAI_STAT(unmap_blocks);
 
-static struct configfs_attribute *vaai_stat_attrs[] = {
+static struct configfs_attribute *vaai_own_attrs[] = {
+	&vaai_tp_attr_soft_threshold,
 	&vaai_stat_attr_zero,
 	&vaai_stat_attr_zero_failed,
 	&vaai_stat_attr_zero_blocks,
@@ -47,7 +48,7 @@ static struct configfs_attribute *vaai_stat_attrs[] = {
 	&vaai_stat_attr_unmap_blocks,
 };
 
-/* LIO's SBC attributes followed by ours, NULL-terminated. */
+/* LIO's SBC attributes followed by our settings and counters, NULL-terminated. */
 int vaai_stats_attrs_init(struct configfs_attribute ***attrs)
 {
 	struct configfs_attribute **all;
@@ -55,13 +56,13 @@ int vaai_stats_attrs_init(struct configfs_attribute ***attrs)
 
 	while (sbc_attrib_attrs[n])
 		n++;
-	all = kcalloc(n + ARRAY_SIZE(vaai_stat_attrs) + 1, sizeof(*all),
+	all = kcalloc(n + ARRAY_SIZE(vaai_own_attrs) + 1, sizeof(*all),
 		      GFP_KERNEL);
 	if (!all)
 		return -ENOMEM;
 	memcpy(all, sbc_attrib_attrs, n * sizeof(*all));
-	for (i = 0; i < ARRAY_SIZE(vaai_stat_attrs); i++)
-		all[n + i] = vaai_stat_attrs[i];
+	for (i = 0; i < ARRAY_SIZE(vaai_own_attrs); i++)
+		all[n + i] = vaai_own_attrs[i];
 	*attrs = all;
 	return 0;
 }

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from conftest import MiB
+from conftest import MiB, sh
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_write_same10,
                   cdb_write_same16, expect_good, expect_sense, read_blocks,
                   sg_io, write_blocks)
@@ -142,3 +142,15 @@ def test_readonly_lun_refuses_write_same(make_lun):
     expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8, ndob=True)),
                  DATA_PROTECT, 0x27, 0x00)
     assert read(lun, 0, 2048) == data
+
+
+def test_sg_write_same_as_an_administrator_runs_it(lun, tmp_path):
+    """sg3_utils' own encoding: --16 with a pattern file, --10, and -U."""
+    pattern = tmp_path / "pattern"
+    pattern.write_bytes(os.urandom(512))
+    sh("sg_write_same", "--16", "--in=%s" % pattern, "--lba=64", "--num=128", lun.sg)
+    assert read(lun, 64, 128) == pattern.read_bytes() * 128
+    sh("sg_write_same", "--10", "--lba=64", "--num=64", lun.sg)
+    assert read(lun, 64, 64) == bytes(64 * 512)
+    sh("sg_write_same", "--16", "--unmap", "--lba=128", "--num=64", lun.sg)
+    assert read(lun, 64, 128) == bytes(128 * 512)

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: the thin-provisioning soft threshold (SBC-4 4.7.3.8).
+ *
+ * attrib/tp_soft_threshold is a percentage of the LUN's capacity (0: off).
+ * When a write takes the backing file's allocation to it, every I_T nexus
+ * gets one UNIT ATTENTION, THIN PROVISIONING SOFT THRESHOLD REACHED, on its
+ * next command; the command that receives it is not performed, as for any
+ * unit attention.  Falling back under the threshold (UNMAP) re-arms it.
+ *
+ * LIO core does not export its unit attention queue, so the condition is
+ * kept here and reported from vaai_parse_cdb().  Only the file store knows
+ * how much it has allocated; a block device LUN refuses the setting.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <scsi/scsi_proto.h>
+
+#include "vaai.h"
+
+static bool vaai_tp_over(struct vaai_dev *vdev)
+{
+	u64 used = (u64)file_inode(vdev->file)->i_blocks << 9;
+
+	return used * 100 >= (u64)vdev->tp.threshold * vdev->nr_bytes;
+}
+
+/* After a write or deallocation: has the allocation crossed the threshold? */
+void vaai_tp_check(struct vaai_dev *vdev)
+{
+	bool over;
+
+	if (!READ_ONCE(vdev->tp.threshold) || vdev->store != &vaai_file_ops)
+		return;
+	over = vaai_tp_over(vdev);
+	if (over == READ_ONCE(vdev->tp.crossed))
+		return;
+
+	spin_lock(&vdev->tp.lock);
+	if (over && !vdev->tp.crossed) {
+		vdev->tp.nr_told = 0;
+		WRITE_ONCE(vdev->tp.pending, true);
+		pr_info("%s: thin provisioning soft threshold of %u%% reached\n",
+			vdev->dev.dev_group.cg_item.ci_name, vdev->tp.threshold);
+	}
+	vdev->tp.crossed = over;
+	spin_unlock(&vdev->tp.lock);
+}
+
+/*
+ * SAM-5 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE do not report a unit
+ * attention; any other command from an I_T nexus not yet told does.
+ */
+static bool vaai_tp_tell(struct vaai_dev *vdev, struct se_cmd *cmd)
+{
+	unsigned int i;
+	bool tell = true;
+
+	switch (cmd->t_task_cdb[0]) {
+	case INQUIRY:
+	case REPORT_LUNS:
+	case REQUEST_SENSE:
+		return false;
+	}
+
+	spin_lock(&vdev->tp.lock);
+	for (i = 0; i < vdev->tp.nr_told; i++)
+		if (vdev->tp.told[i] == cmd->se_sess)
+			tell = false;
+	if (tell) {
+		vdev->tp.told[vdev->tp.nr_told++] = cmd->se_sess;
+		/* Past this many nexuses, stop rather than grow. */
+		if (vdev->tp.nr_told == ARRAY_SIZE(vdev->tp.told))
+			WRITE_ONCE(vdev->tp.pending, false);
+	}
+	spin_unlock(&vdev->tp.lock);
+	return tell;
+}
+
+static sense_reason_t vaai_tp_ua_execute(struct se_cmd *cmd)
+{
+	vaai_cmd_complete_ua(cmd, 0x38, 0x07);
+	return TCM_NO_SENSE;
+}
+
+/* From parse: answer this command with the unit attention instead. */
+bool vaai_tp_ua_pending(struct se_cmd *cmd)
+{
+	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
+
+	if (likely(!READ_ONCE(vdev->tp.pending)) || !vaai_tp_tell(vdev, cmd))
+		return false;
+	cmd->execute_cmd = vaai_tp_ua_execute;
+	return true;
+}
+
+static struct vaai_dev *vaai_tp_dev(struct config_item *item)
+{
+	struct se_dev_attrib *da = container_of(to_config_group(item),
+						struct se_dev_attrib, da_group);
+
+	return to_vaai_dev(da->da_dev);
+}
+
+static ssize_t vaai_tp_soft_threshold_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", READ_ONCE(vaai_tp_dev(item)->tp.threshold));
+}
+
+static ssize_t vaai_tp_soft_threshold_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct vaai_dev *vdev = vaai_tp_dev(item);
+	u8 val;
+	int ret;
+
+	ret = kstrtou8(page, 0, &val);
+	if (ret)
+		return ret;
+	if (val > 100)
+		return -EINVAL;
+	if (val && !target_dev_configured(&vdev->dev))
+		return -EAGAIN;
+	if (val && vdev->store != &vaai_file_ops) {
+		pr_err("%s: only a file store knows how much it has allocated\n",
+		       vdev->dev.dev_group.cg_item.ci_name);
+		return -EOPNOTSUPP;
+	}
+	spin_lock(&vdev->tp.lock);
+	vdev->tp.threshold = val;
+	vdev->tp.crossed = val && vaai_tp_over(vdev);
+	WRITE_ONCE(vdev->tp.pending, false);
+	spin_unlock(&vdev->tp.lock);
+	return count;
+}
+
+struct configfs_attribute vaai_tp_attr_soft_threshold = {
+	.ca_name	= "tp_soft_threshold",
+	.ca_mode	= 0644,
+	.ca_owner	= THIS_MODULE,
+	.show		= vaai_tp_soft_threshold_show,
+	.store		= vaai_tp_soft_threshold_store,
+};

@@ -1,0 +1,54 @@
+"""The thin-provisioning soft threshold: one unit attention per crossing."""
+import errno
+import os
+
+import pytest
+
+from conftest import MiB
+from scsi import (GOOD, UNIT_ATTENTION, expect_good, expect_sense, sg_io,
+                  unmap, write_blocks)
+
+SOFT_THRESHOLD_REACHED = (0x38, 0x07)
+TUR = bytes(6)
+INQUIRY = bytes([0x12, 0, 0, 0, 96, 0])
+
+
+def set_threshold(lun, pct):
+    with open(os.path.join(lun.so.path, "attrib", "tp_soft_threshold"), "w") as f:
+        f.write(str(pct))
+
+
+def fill(lun, lba, nbytes):
+    expect_good(write_blocks(lun.sg, lba, os.urandom(nbytes), 512))
+
+
+def test_crossing_raises_one_unit_attention_and_reunmapping_rearms(make_lun, store):
+    lun = make_lun(size=16 * MiB)
+    if store == "bdev":
+        with pytest.raises(OSError) as e:
+            set_threshold(lun, 25)
+        assert e.value.errno == errno.EOPNOTSUPP
+        return
+    set_threshold(lun, 25)                       # 4 MiB of 16
+    fill(lun, 0, 3 * MiB + MiB // 2)             # under
+    expect_good(sg_io(lun.sg, TUR))
+    fill(lun, 8192, MiB)                         # crosses; the write completes
+    expect_sense(sg_io(lun.sg, TUR), UNIT_ATTENTION, *SOFT_THRESHOLD_REACHED)
+    expect_good(sg_io(lun.sg, TUR))              # once per crossing
+
+    expect_good(unmap(lun.sg, [(0, 10 * MiB // 512)]))  # back to 0 %
+    fill(lun, 0, 3 * MiB + MiB // 2)
+    fill(lun, 8192, MiB)
+    # INQUIRY does not report a unit attention (SAM-5 5.14); the next does
+    assert sg_io(lun.sg, INQUIRY, data_in_len=96).status == GOOD
+    expect_sense(sg_io(lun.sg, TUR), UNIT_ATTENTION, *SOFT_THRESHOLD_REACHED)
+    expect_good(sg_io(lun.sg, TUR))
+
+
+def test_threshold_is_a_percentage(lun):
+    if lun.so.store != "file":
+        return
+    with pytest.raises(OSError) as e:
+        set_threshold(lun, 101)
+    assert e.value.errno == errno.EINVAL
+    set_threshold(lun, 0)

@@ -1,0 +1,38 @@
+"""bench/report.py renders what the benchmarks measured, ratios included."""
+import importlib.util
+import os
+
+_spec = importlib.util.spec_from_file_location(
+    "report", os.path.join(os.path.dirname(__file__), "..", "..", "bench", "report.py"))
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
+
+
+def side(iops, cpu):
+    return {"iops": iops, "mbps": iops * 4096 / 1e6, "lat_mean_us": 100.0,
+            "lat_p99_us": 250.0, "cpu_us_per_io": cpu}
+
+
+DATA = {"meta": {"cpus": 2, "lun_bytes": 256 << 20, "runtime_s": 8, "rounds": 3,
+                 "date": "2026-11-23 04:00 UTC", "kernel": "6.1.0-56-amd64"},
+        "results": [{"store": "file", "workload": "4k-randread-qd32",
+                     "ours": side(12000, 80.0), "lio": side(10000, 100.0)}]}
+THIN = {"results": {who: {step: {"seconds": s, "allocated": a}
+                          for step, s, a in (("zero", z, 1 << 30), ("unmap", 1.0, 0),
+                                             ("host", 10.0, 1 << 30))}
+                    for who, z in (("ours", 1.0), ("ours_wb", 0.5), ("lio", 8.0))}}
+
+
+def test_table_rows_carry_ratios():
+    text = report.render(DATA, THIN)
+    row = [l for l in text.splitlines() if l.startswith("| file | 4k-randread")][0]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2:5] == ["12000", "10000", "1.20"]
+    assert cells[-1] == "0.80"
+
+
+def test_thin_table_reports_time_ratio_and_allocation():
+    text = report.render(DATA, THIN)
+    row = [l for l in text.splitlines() if l.startswith("| zero |")][0]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells == ["zero", "1.00", "8.00", "0.12", "0.50", "1024 MiB", "1024 MiB"]
