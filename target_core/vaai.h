@@ -17,6 +17,9 @@
 #include <linux/workqueue.h>
 #include <linux/atomic.h>
 #include <linux/configfs.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <target/target_core_base.h>
 #include <target/target_core_backend.h>
 
@@ -33,6 +36,8 @@
  * LIO's dev_attrib) and enforced by our parsers.  An UNMAP parameter list is
  * at most 65535 bytes (16-bit length), so 4095 descriptors fit in any list.
  */
+/* COMPARE AND WRITE: the Block Limits byte allows no more. */
+#define VAAI_CAW_MAX_BLOCKS		255
 #define VAAI_MAX_WRITE_SAME_BYTES	(2ULL << 30)
 #define VAAI_MAX_UNMAP_BYTES		(8ULL << 30)
 #define VAAI_MAX_UNMAP_DESCS		4095
@@ -45,6 +50,9 @@ struct bio_vec;
 
 /* Per-device counters, shown in attrib/ (vaai_stats.c). */
 struct vaai_stats {
+	atomic64_t ats;			/* COMPARE AND WRITE done (esxtop ATS) */
+	atomic64_t ats_miscompare;	/* ... that miscompared (ATSF) */
+	atomic64_t ats_failed;		/* ... that failed otherwise */
 	atomic64_t zero;		/* WRITE SAME done (esxtop ZERO) */
 	atomic64_t zero_failed;		/* WRITE SAME failed (ZERO_F) */
 	atomic64_t zero_blocks;
@@ -62,13 +70,18 @@ struct vaai_store_ops {
 	const char *name;
 	/* vdev->file is open: set vdev->nr_bytes and the device's limits */
 	int (*open)(struct vaai_dev *vdev);
-	/* start a READ/WRITE; completes through vaai_io_done() */
+	/*
+	 * Start a READ/WRITE; completes through vaai_io_done().  It holds a
+	 * shared range lock while the transfer runs, taken where the transfer
+	 * runs: a request must not sit in the lock queue while its work item
+	 * waits for a worker that may itself be waiting on that queue.
+	 */
 	void (*submit_rw)(struct vaai_io *io);
 	/* make [pos, pos + len) durable; len 0 means to the end; may sleep */
 	int (*flush)(struct vaai_dev *vdev, loff_t pos, loff_t len);
-	/* write len bytes from bv at pos and wait; may sleep */
-	int (*write_bvec)(struct vaai_dev *vdev, loff_t pos, struct bio_vec *bv,
-			  unsigned int nr, size_t len);
+	/* move len bytes between bv and pos, and wait; may sleep */
+	int (*xfer_bvec)(struct vaai_dev *vdev, bool write, loff_t pos,
+			 struct bio_vec *bv, unsigned int nr, size_t len, bool fua);
 	/* zero [pos, pos + len), leaving it mapped; may sleep */
 	int (*zero)(struct vaai_dev *vdev, loff_t pos, loff_t len);
 	/* deallocate [pos, pos + len); reads zeros after if vdev->lbprz */
@@ -90,6 +103,25 @@ struct vaai_params {
 	u64 size;		/* 0: not given */
 	bool readonly;
 };
+
+/* LBA range locks (vaai_lock.c). */
+struct vaai_range {
+	struct list_head node;
+	loff_t start, end;		/* bytes, end exclusive */
+	bool excl;
+};
+
+struct vaai_rlock {
+	spinlock_t lock;
+	struct list_head queue;		/* granted and waiting, in arrival order */
+	wait_queue_head_t wait;
+	unsigned int nr_excl;		/* exclusive requests queued */
+};
+
+void vaai_rlock_init(struct vaai_rlock *rl);
+void vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
+		     loff_t start, loff_t end, bool excl);
+void vaai_range_unlock(struct vaai_rlock *rl, struct vaai_range *r);
 
 /* Thin-provisioning soft threshold state (vaai_threshold.c). */
 struct vaai_tp {
@@ -116,6 +148,7 @@ struct vaai_dev {
 	u32 limits_bs;			/* block size the limits were set for */
 	struct vaai_stats stats;
 	struct vaai_tp tp;
+	struct vaai_rlock rlock;
 
 	union {
 		struct {
@@ -145,6 +178,8 @@ struct vaai_io {
 	int error;			/* first error seen */
 	void *buf;			/* command's own data, freed by its work */
 	bool unmap;			/* WRITE SAME: UNMAP bit */
+	bool locked;			/* range holds a lock */
+	struct vaai_range range;
 };
 
 /* vaai_main.c */
@@ -152,6 +187,9 @@ void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io));
 
 /* vaai_rw.c */
 struct vaai_io *vaai_io_alloc(struct se_cmd *cmd);
+void vaai_io_lock(struct vaai_io *io, loff_t pos, loff_t len, bool excl);
+void vaai_io_unlock(struct vaai_io *io);
+void vaai_io_finish(struct vaai_io *io);
 void vaai_io_done(struct vaai_io *io, int err);
 void vaai_io_done_len(struct vaai_io *io, u32 len);
 sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
@@ -172,6 +210,9 @@ sense_reason_t vaai_vpd_parse(struct se_cmd *cmd);
 
 /* vaai_ws.c */
 sense_reason_t vaai_ws_parse(struct se_cmd *cmd);
+
+/* vaai_caw.c */
+sense_reason_t vaai_caw_parse(struct se_cmd *cmd);
 
 /* vaai_unmap.c */
 sense_reason_t vaai_unmap_parse(struct se_cmd *cmd);
@@ -215,6 +256,7 @@ static inline int vaai_dev_sync_if_write_through(struct vaai_dev *vdev,
 /* vaai_sense.c */
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write);
 void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq);
+void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset);
 void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
 				 u16 byte, int bit);
 

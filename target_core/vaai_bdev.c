@@ -73,6 +73,7 @@ static void vaai_bdev_submit_rw(struct vaai_io *io)
 
 	if (io->fua)
 		opf |= REQ_FUA;
+	vaai_io_lock(io, io->pos, io->len, false);
 
 	/* One reference for the submitter, dropped after the last submit. */
 	atomic_set(&io->pending, 1);
@@ -106,17 +107,19 @@ static int vaai_bdev_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
 	return blkdev_issue_flush(vdev->bdev.bdev);
 }
 
-/* Synchronous write of len bytes from bv (pattern writes). */
-static int vaai_bdev_write_bvec(struct vaai_dev *vdev, loff_t pos,
-				struct bio_vec *bv, unsigned int nr, size_t len)
+/* Synchronous transfer of len bytes (pattern writes, COMPARE AND WRITE). */
+static int vaai_bdev_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
+			       struct bio_vec *bv, unsigned int nr, size_t len,
+			       bool fua)
 {
+	blk_opf_t opf = write ? REQ_OP_WRITE | (fua ? REQ_FUA : 0) : REQ_OP_READ;
 	unsigned int i = 0;
 	int ret = 0;
 
 	while (len && !ret) {
 		struct bio *bio = bio_alloc(vdev->bdev.bdev,
 					    min_t(unsigned int, nr - i, BIO_MAX_VECS),
-					    REQ_OP_WRITE, GFP_NOIO);
+					    opf, GFP_NOIO);
 
 		bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
 		for (; i < nr && len; i++) {
@@ -163,7 +166,7 @@ const struct vaai_store_ops vaai_bdev_ops = {
 	.open		= vaai_bdev_open,
 	.submit_rw	= vaai_bdev_submit_rw,
 	.flush		= vaai_bdev_flush,
-	.write_bvec	= vaai_bdev_write_bvec,
+	.xfer_bvec	= vaai_bdev_xfer_bvec,
 	.zero		= vaai_bdev_zero,
 	.unmap		= vaai_bdev_unmap,
 	.map_status	= vaai_bdev_map_status,

@@ -81,6 +81,7 @@ static void vaai_file_rw_work(struct vaai_io *io)
 	struct bio_vec *bv = vaai_file_bvecs(io);
 	int ret;
 
+	vaai_io_lock(io, io->pos, io->len, false);
 	if (!bv) {
 		vaai_io_done(io, -ENOMEM);
 		return;
@@ -108,11 +109,14 @@ static bool vaai_file_read_cached(struct vaai_io *io)
 	bv = vaai_file_bvecs(io);
 	if (!bv)
 		return false;
+	vaai_io_lock(io, io->pos, io->len, false);
 	iov_iter_bvec(&iter, ITER_DEST, bv, io->sgl_nents, io->len);
 	ret = vfs_iter_read(io->vdev->file, &iter, &pos, RWF_NOWAIT);
 	kfree(bv);
-	if (ret != io->len)
+	if (ret != io->len) {
+		vaai_io_unlock(io);
 		return false;
+	}
 	vaai_io_done(io, 0);
 	return true;
 }
@@ -131,10 +135,12 @@ static int vaai_file_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
 	return vfs_fsync_range(vdev->file, pos, end, 1);
 }
 
-static int vaai_file_write_bvec(struct vaai_dev *vdev, loff_t pos,
-				struct bio_vec *bv, unsigned int nr, size_t len)
+static int vaai_file_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
+			       struct bio_vec *bv, unsigned int nr, size_t len,
+			       bool fua)
 {
-	return vaai_file_xfer(vdev->file, true, bv, nr, len, pos, 0);
+	return vaai_file_xfer(vdev->file, write, bv, nr, len, pos,
+			      fua ? RWF_DSYNC : 0);
 }
 
 static int vaai_file_unmap(struct vaai_dev *vdev, loff_t pos, loff_t len)
@@ -185,7 +191,7 @@ const struct vaai_store_ops vaai_file_ops = {
 	.open		= vaai_file_open,
 	.submit_rw	= vaai_file_submit_rw,
 	.flush		= vaai_file_flush,
-	.write_bvec	= vaai_file_write_bvec,
+	.xfer_bvec	= vaai_file_xfer_bvec,
 	.zero		= vaai_file_zero,
 	.unmap		= vaai_file_unmap,
 	.map_status	= vaai_file_map_status,

@@ -45,6 +45,7 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 	if (!vdev)
 		return NULL;
 	spin_lock_init(&vdev->tp.lock);
+	vaai_rlock_init(&vdev->rlock);
 	return &vdev->dev;
 }
 
@@ -107,12 +108,17 @@ static bool vaai_configure_unmap(struct se_device *dev)
 	return to_vaai_dev(dev)->unmap_unit != 0;
 }
 
-/* LIO's contract: the LBA of the last block, not the number of blocks. */
+/*
+ * LIO's contract: the LBA of the last block, not the number of blocks.  A
+ * store smaller than one block of the current size (block_size raised after
+ * creation) still reports LBA 0; vaai_execute_rw() keeps I/O inside it.
+ */
 static sector_t vaai_get_blocks(struct se_device *dev)
 {
 	struct vaai_dev *vdev = to_vaai_dev(dev);
+	u64 nr = div_u64(vdev->nr_bytes, dev->dev_attrib.block_size);
 
-	return div_u64(vdev->nr_bytes, dev->dev_attrib.block_size) - 1;
+	return nr ? nr - 1 : 0;
 }
 
 static struct target_backend_ops vaai_backend_ops = {

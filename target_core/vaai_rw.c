@@ -33,20 +33,46 @@ struct vaai_io *vaai_io_alloc(struct se_cmd *cmd)
 	return io;
 }
 
-/* The single completion point of every request. */
+/* Hold [pos, pos + len) for this request until it finishes; may sleep. */
+void vaai_io_lock(struct vaai_io *io, loff_t pos, loff_t len, bool excl)
+{
+	vaai_range_lock(&io->vdev->rlock, &io->range, pos, pos + len, excl);
+	io->locked = true;
+}
+
+void vaai_io_unlock(struct vaai_io *io)
+{
+	if (io->locked)
+		vaai_range_unlock(&io->vdev->rlock, &io->range);
+	io->locked = false;
+}
+
+/* Release what the request holds; its command is completed by the caller. */
+void vaai_io_finish(struct vaai_io *io)
+{
+	vaai_io_unlock(io);
+	kmem_cache_free(vaai_io_cache, io);
+}
+
+/* The completion point of every request that ends in an errno. */
 void vaai_io_done(struct vaai_io *io, int err)
 {
-	if (io->write && !err)
+	struct se_cmd *cmd = io->cmd;
+	bool write = io->write;
+
+	if (write && !err)
 		vaai_tp_check(io->vdev);
-	vaai_cmd_complete(io->cmd, err, io->write);
-	kmem_cache_free(vaai_io_cache, io);
+	vaai_io_finish(io);
+	vaai_cmd_complete(cmd, err, write);
 }
 
 /* The same, for a data-in request that returns len bytes. */
 void vaai_io_done_len(struct vaai_io *io, u32 len)
 {
-	target_complete_cmd_with_length(io->cmd, SAM_STAT_GOOD, len);
-	kmem_cache_free(vaai_io_cache, io);
+	struct se_cmd *cmd = io->cmd;
+
+	vaai_io_finish(io);
+	target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, len);
 }
 
 /*
@@ -77,6 +103,10 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 		target_complete_cmd(cmd, SAM_STAT_GOOD);
 		return TCM_NO_SENSE;
 	}
+
+	/* LIO checked the LBAs; the bytes must lie inside the store too. */
+	if ((loff_t)cmd->t_task_lba * bs + cmd->data_length > vdev->nr_bytes)
+		return TCM_ADDRESS_OUT_OF_RANGE;
 
 	io = vaai_io_alloc(cmd);
 	if (!io)

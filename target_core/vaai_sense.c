@@ -80,6 +80,21 @@ static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense 
 	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
 }
 
+/*
+ * COMPARE AND WRITE found a difference (SBC-4 5.3): INFORMATION is the
+ * offset of the first differing byte from the start of the verify data.
+ */
+void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset)
+{
+	bool desc = vaai_sense_desc_format(cmd->se_dev);
+	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
+
+	scsi_build_sense_buffer(desc, buf, MISCOMPARE, 0x1d, 0x00);
+	scsi_set_sense_information(buf, sizeof(buf), offset);
+	transport_copy_sense_to_cmd(cmd, buf);
+	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
+}
+
 /* UNIT ATTENTION that this backend establishes itself. */
 void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq)
 {

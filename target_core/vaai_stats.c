@@ -31,6 +31,9 @@ static struct configfs_attribute vaai_stat_attr_##_f = {		\
 	.show		= vaai_stat_##_f##_show,			\
 }
 
+VAAI_STAT(ats);
+VAAI_STAT(ats_miscompare);
+VAAI_STAT(ats_failed);
 VAAI_STAT(zero);
 VAAI_STAT(zero_failed);
 VAAI_STAT(zero_blocks);
@@ -40,6 +43,9 @@ VAAI_STAT(unmap_blocks);
 
 static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_tp_attr_soft_threshold,
+	&vaai_stat_attr_ats,
+	&vaai_stat_attr_ats_miscompare,
+	&vaai_stat_attr_ats_failed,
 	&vaai_stat_attr_zero,
 	&vaai_stat_attr_zero_failed,
 	&vaai_stat_attr_zero_blocks,

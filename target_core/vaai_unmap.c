@@ -41,6 +41,8 @@ static void vaai_unmap_work(struct vaai_io *io)
 	unsigned int i;
 	int ret = 0;
 
+	if (req->nr)
+		vaai_io_lock(io, req->first * bs, (req->end - req->first) * bs, false);
 	for (i = 0; i < req->nr && !ret; i++)
 		ret = vdev->store->unmap(vdev, (loff_t)req->range[i].lba * bs,
 					 (loff_t)req->range[i].nolb * bs);

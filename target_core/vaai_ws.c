@@ -61,7 +61,8 @@ static int vaai_ws_write_pattern(struct vaai_dev *vdev, const void *buf,
 	while (len) {
 		size_t n = min_t(loff_t, len, (loff_t)nr * PAGE_SIZE);
 
-		ret = vdev->store->write_bvec(vdev, pos, bv, DIV_ROUND_UP(n, PAGE_SIZE), n);
+		ret = vdev->store->xfer_bvec(vdev, true, pos, bv,
+					     DIV_ROUND_UP(n, PAGE_SIZE), n, false);
 		if (ret)
 			break;
 		pos += n;
@@ -101,6 +102,7 @@ static void vaai_ws_work(struct vaai_io *io)
 	u32 bs = vdev->dev.dev_attrib.block_size;
 	int ret;
 
+	vaai_io_lock(io, io->pos, io->len, false);
 	if (!io->buf || !memchr_inv(io->buf, 0, bs))
 		ret = vaai_ws_zero(vdev, io->unmap, io->pos, io->len);
 	else

@@ -120,7 +120,27 @@ def demo(workdir):
         print("backing file: %d bytes allocated" % allocated(image))
         if not (zeroed and unmapped):
             return 1
-        return 0
+
+        step("ATS: COMPARE AND WRITE over iSCSI")
+        block = os.urandom(512)
+        write_direct(loop_disk, 0, block * 8)
+        new = os.urandom(512)
+        match = os.path.join(workdir, "caw-match")
+        with open(match, "wb") as f:
+            f.write(block + new)
+        run("sg_compare_and_write", "--in=%s" % match, "--lba=0", "--num=1",
+            "--xferlen=1024", iscsi_disk)
+        written = read_direct(loop_disk, 0, 512) == new
+        print("matching CAW wrote the new block: %s" % ("verified" if written else "NO"))
+        p = subprocess.run(["sg_compare_and_write", "--in=%s" % match, "--lba=0",
+                            "--num=1", "--xferlen=1024", iscsi_disk],
+                           capture_output=True, text=True)
+        print("the same CAW again (the block changed): %s" %
+              (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1])
+        unchanged = read_direct(loop_disk, 0, 512) == new
+        print("miscompare wrote nothing: %s" % ("verified" if unchanged else "NO"))
+        os.unlink(match)
+        return 0 if written and unchanged and p.returncode else 1
     finally:
         step("tear down")
         if iscsi_iqn:

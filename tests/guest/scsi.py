@@ -12,7 +12,7 @@ from dataclasses import dataclass
 SG_IO = 0x2285
 SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_DXFER_FROM_DEV = -1, -2, -3
 
-GOOD, CHECK_CONDITION = 0x00, 0x02
+GOOD, CHECK_CONDITION, RESERVATION_CONFLICT = 0x00, 0x02, 0x18
 # SPC-4 table 28: sense keys
 NO_SENSE, NOT_READY, MEDIUM_ERROR, HARDWARE_ERROR = 0x0, 0x2, 0x3, 0x4
 ILLEGAL_REQUEST, UNIT_ATTENTION, DATA_PROTECT = 0x5, 0x6, 0x7
@@ -235,3 +235,13 @@ def get_lba_status(dev, lba, alloc_len=4096):
     n = (struct.unpack(">I", d[0:4])[0] - 4) // 16
     out = [struct.unpack(">QIB", d[8 + 16 * i:8 + 16 * i + 13]) for i in range(n)]
     return [(lba_, nb, st & 0x0F) for lba_, nb, st in out], res
+
+
+def cdb_compare_and_write(lba, nblocks, flags=0):
+    return struct.pack(">BBQ3xBBB", 0x89, flags, lba, nblocks, 0, 0)
+
+
+def compare_and_write(dev, lba, verify, write, block_size, flags=0):
+    assert len(verify) == len(write) and len(verify) % block_size == 0
+    return sg_io(dev, cdb_compare_and_write(lba, len(verify) // block_size, flags),
+                 data_out=verify + write)

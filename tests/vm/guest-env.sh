@@ -22,6 +22,6 @@ vaai_guest_setup() {
 	mkdir -p "$TARGETCLI_HOME"
 	# rtslib-fb points LIO's dbroot (PR and ALUA state) here; /etc is an
 	# overlay in the guest, so this changes nothing on the host.
-	mkdir -p /etc/rtslib-fb-target
+	mkdir -p /etc/rtslib-fb-target/pr /etc/rtslib-fb-target/alua
 	return 0
 }

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: COMPARE AND WRITE, SBC-4 5.3 (VMware's ATS).
+ *
+ * The data-out buffer holds NUMBER OF LOGICAL BLOCKS of verify data, then as
+ * many of write data.  Under an exclusive lock on exactly those blocks the
+ * medium is read and compared with the verify data; only if all of it
+ * matches is the write data written.  Other COMPARE AND WRITEs on other
+ * blocks run in parallel; reads and writes of the same blocks wait.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bvec.h>
+#include <linux/highmem.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <scsi/scsi_proto.h>
+
+#include "vaai.h"
+
+#define VAAI_CAW_WRPROTECT	0xe0	/* CDB byte 1 */
+#define VAAI_CAW_FUA		0x08
+
+static void vaai_caw_free_pages(struct bio_vec *bv, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr && bv[i].bv_page; i++)
+		__free_page(bv[i].bv_page);
+	kfree(bv);
+}
+
+/* Pages for len bytes read from the medium. */
+static struct bio_vec *vaai_caw_alloc_pages(size_t len, unsigned int *nr)
+{
+	struct bio_vec *bv;
+	unsigned int i;
+
+	*nr = DIV_ROUND_UP(len, PAGE_SIZE);
+	bv = kcalloc(*nr, sizeof(*bv), GFP_NOIO);
+	if (!bv)
+		return NULL;
+	for (i = 0; i < *nr; i++) {
+		bv[i].bv_page = alloc_page(GFP_NOIO);
+		if (!bv[i].bv_page) {
+			vaai_caw_free_pages(bv, *nr);
+			return NULL;
+		}
+		bv[i].bv_len = min_t(size_t, PAGE_SIZE, len - (size_t)i * PAGE_SIZE);
+		bv[i].bv_offset = 0;
+	}
+	return bv;
+}
+
+/*
+ * Offset of the first byte where the verify data (the first len bytes of
+ * the command's data-out) differs from what was read; len if none.
+ */
+static size_t vaai_caw_compare(struct se_cmd *cmd, struct bio_vec *bv,
+			       size_t len)
+{
+	struct sg_mapping_iter miter;
+	size_t off = 0, diff = len;
+	unsigned int i = 0, in_page = 0;
+
+	sg_miter_start(&miter, cmd->t_data_sg, cmd->t_data_nents, SG_MITER_FROM_SG);
+	while (off < len && diff == len && sg_miter_next(&miter)) {
+		size_t done = 0;
+
+		while (done < miter.length && off < len) {
+			size_t n = min3(miter.length - done, len - off,
+					(size_t)bv[i].bv_len - in_page);
+			u8 *medium = kmap_local_page(bv[i].bv_page);
+			const u8 *verify = (const u8 *)miter.addr + done;
+			size_t k;
+
+			if (memcmp(verify, medium + in_page, n)) {
+				for (k = 0; verify[k] == medium[in_page + k]; k++)
+					;
+				diff = off + k;
+			}
+			kunmap_local(medium);
+			if (diff != len)
+				break;
+			done += n;
+			off += n;
+			in_page += n;
+			if (in_page == bv[i].bv_len) {
+				i++;
+				in_page = 0;
+			}
+		}
+	}
+	sg_miter_stop(&miter);
+	return diff;
+}
+
+/* bio_vecs over the write half of the data-out: bytes [skip, skip + len). */
+static struct bio_vec *vaai_caw_write_bvecs(struct se_cmd *cmd, size_t skip,
+					    size_t len, unsigned int *nr)
+{
+	struct scatterlist *sg;
+	struct bio_vec *bv;
+	unsigned int i;
+
+	bv = kmalloc_array(cmd->t_data_nents, sizeof(*bv), GFP_NOIO);
+	if (!bv)
+		return NULL;
+	*nr = 0;
+	for_each_sg(cmd->t_data_sg, sg, cmd->t_data_nents, i) {
+		size_t from = 0, n = sg->length;
+
+		if (skip >= n) {
+			skip -= n;
+			continue;
+		}
+		from = skip;
+		skip = 0;
+		n = min(n - from, len);
+		bv[*nr].bv_page = sg_page(sg);
+		bv[*nr].bv_offset = sg->offset + from;
+		bv[*nr].bv_len = n;
+		(*nr)++;
+		len -= n;
+		if (!len)
+			break;
+	}
+	return bv;
+}
+
+static int vaai_caw_write(struct vaai_io *io)
+{
+	struct bio_vec *bv;
+	unsigned int nr;
+	int ret;
+
+	bv = vaai_caw_write_bvecs(io->cmd, io->len, io->len, &nr);
+	if (!bv)
+		return -ENOMEM;
+	ret = io->vdev->store->xfer_bvec(io->vdev, true, io->pos, bv, nr,
+					 io->len, io->fua);
+	kfree(bv);
+	return ret;
+}
+
+static void vaai_caw_work(struct vaai_io *io)
+{
+	struct vaai_dev *vdev = io->vdev;
+	struct se_cmd *cmd = io->cmd;
+	struct bio_vec *medium;
+	unsigned int nr;
+	size_t diff;
+	int ret;
+
+	medium = vaai_caw_alloc_pages(io->len, &nr);
+	if (!medium) {
+		ret = -ENOMEM;
+		goto out_done;
+	}
+	vaai_io_lock(io, io->pos, io->len, true);
+	ret = vdev->store->xfer_bvec(vdev, false, io->pos, medium, nr, io->len,
+				     false);
+	if (ret)
+		goto out_free;
+
+	diff = vaai_caw_compare(cmd, medium, io->len);
+	if (diff != io->len) {
+		vaai_caw_free_pages(medium, nr);
+		atomic64_inc(&vdev->stats.ats_miscompare);
+		vaai_io_finish(io);
+		vaai_cmd_complete_miscompare(cmd, diff);
+		return;
+	}
+	/* An aborted command must not write (LIO answers it, not us). */
+	if (READ_ONCE(cmd->transport_state) & CMD_T_ABORTED)
+		goto out_free;
+	ret = vaai_caw_write(io);
+
+out_free:
+	vaai_caw_free_pages(medium, nr);
+out_done:
+	if (ret)
+		atomic64_inc(&vdev->stats.ats_failed);
+	else
+		atomic64_inc(&vdev->stats.ats);
+	vaai_io_done(io, ret);
+}
+
+static sense_reason_t vaai_caw_execute(struct se_cmd *cmd)
+{
+	u32 bs = cmd->se_dev->dev_attrib.block_size;
+	struct vaai_io *io;
+
+	/* SBC-4 5.3: 0 blocks reads, compares and writes nothing. */
+	if (!cmd->t_task_nolb) {
+		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		return TCM_NO_SENSE;
+	}
+	io = vaai_io_alloc(cmd);
+	if (!io)
+		return TCM_OUT_OF_RESOURCES;
+	io->write = true;
+	io->pos = (loff_t)cmd->t_task_lba * bs;
+	io->len = (size_t)cmd->t_task_nolb * bs;
+	io->fua = (cmd->t_task_cdb[1] & VAAI_CAW_FUA) ||
+		  !cmd->se_dev->dev_attrib.emulate_write_cache;
+	vaai_io_queue(io, vaai_caw_work);
+	return TCM_NO_SENSE;
+}
+
+sense_reason_t vaai_caw_parse(struct se_cmd *cmd)
+{
+	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
+	u8 *cdb = cmd->t_task_cdb;
+	u64 lba = get_unaligned_be64(&cdb[2]);
+	u32 nolb = cdb[13];
+	sense_reason_t ret;
+
+	if (!da->emulate_caw)
+		return TCM_UNSUPPORTED_SCSI_OPCODE;
+	/* No protection information: WRPROTECT must be 0. */
+	if (cdb[1] & VAAI_CAW_WRPROTECT)
+		return TCM_INVALID_CDB_FIELD;
+	if (nolb > VAAI_CAW_MAX_BLOCKS)
+		return TCM_INVALID_CDB_FIELD;
+	ret = vaai_cdb_check_range(cmd, lba, nolb ? nolb : 1);
+	if (ret)
+		return ret;
+	ret = vaai_cdb_size_check(cmd, 2 * nolb * da->block_size, true);
+	if (ret)
+		return ret;
+	if (vaai_cmd_write_protected(cmd))
+		return TCM_WRITE_PROTECTED;
+
+	cmd->t_task_lba = lba;
+	cmd->t_task_nolb = nolb;
+	cmd->execute_cmd = vaai_caw_execute;
+	return TCM_NO_SENSE;
+}

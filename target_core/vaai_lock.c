@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: LBA range locks.
+ *
+ * COMPARE AND WRITE must be atomic against every command that touches its
+ * blocks (SBC-4 5.3), without serializing unrelated commands the way one
+ * semaphore per device would.  Every medium access holds a lock on exactly
+ * its byte range: reads and writes share (they never wait for each other),
+ * COMPARE AND WRITE is exclusive.  Requests are granted in arrival order
+ * among those they conflict with, so a steady stream of writes cannot starve
+ * a waiting COMPARE AND WRITE.
+ *
+ * When no exclusive request is queued, taking a shared lock is a list
+ * insertion under the device's spinlock, with no search.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "vaai.h"
+
+void vaai_rlock_init(struct vaai_rlock *rl)
+{
+	spin_lock_init(&rl->lock);
+	INIT_LIST_HEAD(&rl->queue);
+	init_waitqueue_head(&rl->wait);
+	rl->nr_excl = 0;
+}
+
+static bool vaai_range_conflicts(const struct vaai_range *a,
+				 const struct vaai_range *b)
+{
+	return (a->excl || b->excl) && a->start < b->end && b->start < a->end;
+}
+
+/* May r go ahead of everything queued before it?  rl->lock held. */
+static bool vaai_range_grantable(struct vaai_rlock *rl, struct vaai_range *r)
+{
+	struct vaai_range *prev;
+
+	if (!rl->nr_excl)
+		return true;
+	list_for_each_entry(prev, &rl->queue, node) {
+		if (prev == r)
+			return true;
+		if (vaai_range_conflicts(prev, r))
+			return false;
+	}
+	return true;
+}
+
+static bool vaai_range_granted(struct vaai_rlock *rl, struct vaai_range *r)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&rl->lock, flags);
+	ok = vaai_range_grantable(rl, r);
+	spin_unlock_irqrestore(&rl->lock, flags);
+	return ok;
+}
+
+/*
+ * Queue r for [start, end) bytes and wait until it is granted.  Sleeps;
+ * never from a completion path.
+ */
+void vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
+		     loff_t start, loff_t end, bool excl)
+{
+	unsigned long flags;
+	bool ok;
+
+	r->start = start;
+	r->end = end;
+	r->excl = excl;
+	spin_lock_irqsave(&rl->lock, flags);
+	list_add_tail(&r->node, &rl->queue);
+	if (excl)
+		rl->nr_excl++;
+	ok = vaai_range_grantable(rl, r);
+	spin_unlock_irqrestore(&rl->lock, flags);
+	if (!ok)
+		wait_event(rl->wait, vaai_range_granted(rl, r));
+}
+
+/* Drop r; any context, completion paths included. */
+void vaai_range_unlock(struct vaai_rlock *rl, struct vaai_range *r)
+{
+	unsigned long flags;
+	bool wake;
+
+	spin_lock_irqsave(&rl->lock, flags);
+	list_del(&r->node);
+	if (r->excl)
+		rl->nr_excl--;
+	/* Someone waits only behind an exclusive request, queued or leaving. */
+	wake = rl->nr_excl || r->excl;
+	spin_unlock_irqrestore(&rl->lock, flags);
+	if (wake)
+		wake_up_all(&rl->wait);
+}

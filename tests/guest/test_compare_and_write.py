@@ -1,0 +1,182 @@
+"""COMPARE AND WRITE (ATS): every case SBC-4 5.3 defines, with the data on
+the medium checked afterwards, and atomicity under concurrent I/O."""
+import os
+import struct
+import threading
+
+import pytest
+
+from conftest import MiB, sh
+from scsi import (CHECK_CONDITION, DATA_PROTECT, GOOD, ILLEGAL_REQUEST,
+                  MISCOMPARE, cdb_compare_and_write, compare_and_write,
+                  expect_good, expect_sense, read_blocks, sg_io, write_blocks)
+from thin import stat
+
+MISCOMPARE_DURING_VERIFY = (0x1D, 0x00)
+
+
+def put(lun, lba, data):
+    expect_good(write_blocks(lun.sg, lba, data, lun.block_size))
+
+
+def get(lun, lba, n):
+    return expect_good(read_blocks(lun.sg, lba, n, lun.block_size)).data
+
+
+@pytest.mark.parametrize("block_size, nblocks", [(512, 1), (512, 8), (512, 255),
+                                                 (4096, 1), (4096, 64)])
+def test_match_writes_the_new_data(make_lun, block_size, nblocks):
+    lun = make_lun(block_size=block_size)
+    old, new = os.urandom(nblocks * block_size), os.urandom(nblocks * block_size)
+    for lba in (0, lun.nr_blocks - nblocks):
+        put(lun, lba, old)
+        ats = stat(lun, "ats")
+        expect_good(compare_and_write(lun.sg, lba, old, new, block_size))
+        assert get(lun, lba, nblocks) == new
+        assert stat(lun, "ats") == ats + 1
+
+
+@pytest.mark.parametrize("where", [0, 511, 3 * 512 + 100, 8 * 512 - 1])
+def test_miscompare_reports_the_first_differing_byte_and_writes_nothing(lun, where):
+    old = os.urandom(8 * 512)
+    put(lun, 40, old)
+    verify = bytearray(old)
+    verify[where] ^= 0xFF
+    verify[-1] ^= 0x01 if where != len(old) - 1 else 0
+    failed = stat(lun, "ats_miscompare")
+    res = compare_and_write(lun.sg, 40, bytes(verify), os.urandom(len(old)), 512)
+    s = expect_sense(res, MISCOMPARE, *MISCOMPARE_DURING_VERIFY)
+    assert s.info == where, "INFORMATION must be the offset of the first difference"
+    assert res.sense[0] & 0x80 or res.sense[0] & 0x7F == 0x72, "VALID bit"
+    assert get(lun, 40, 8) == old
+    assert stat(lun, "ats_miscompare") == failed + 1
+
+
+def test_zero_blocks_transfers_nothing_and_is_good(lun):
+    before = get(lun, 0, 1)
+    expect_good(sg_io(lun.sg, cdb_compare_and_write(0, 0)))
+    assert get(lun, 0, 1) == before
+
+
+def test_beyond_capacity_is_refused(lun):
+    data = bytes(2 * 512)
+    for lba in (lun.last_lba, lun.nr_blocks, 2**64 - 1):
+        expect_sense(compare_and_write(lun.sg, lba, data, data, 512),
+                     ILLEGAL_REQUEST, 0x21, 0x00)
+
+
+def test_data_out_length_must_be_twice_the_blocks(lun):
+    old = os.urandom(1024)
+    put(lun, 0, old)
+    res = sg_io(lun.sg, cdb_compare_and_write(0, 2), data_out=old + os.urandom(1024) + bytes(512))
+    expect_sense(res, ILLEGAL_REQUEST, 0x0E, 0x03)
+    res = sg_io(lun.sg, cdb_compare_and_write(0, 2), data_out=old)
+    expect_sense(res, ILLEGAL_REQUEST, 0x0E, 0x03)
+    assert get(lun, 0, 2) == old
+
+
+def test_wrprotect_is_refused(lun):
+    old = os.urandom(512)
+    put(lun, 0, old)
+    res = compare_and_write(lun.sg, 0, old, os.urandom(512), 512, flags=0x20)
+    expect_sense(res, ILLEGAL_REQUEST, 0x24, 0x00)
+    assert get(lun, 0, 1) == old
+
+
+@pytest.mark.parametrize("flags", [0x08, 0x10], ids=["fua", "dpo"])
+def test_fua_and_dpo_are_accepted(lun, flags):
+    old, new = os.urandom(512), os.urandom(512)
+    put(lun, 7, old)
+    expect_good(compare_and_write(lun.sg, 7, old, new, 512, flags=flags))
+    with open(lun.backing.image, "rb") as f:
+        f.seek(7 * 512)
+        assert f.read(512) == new
+
+
+def test_readonly_lun_refuses(make_lun):
+    data = os.urandom(MiB)
+    lun = make_lun(size=16 * MiB, readonly=True, fill=data)
+    res = compare_and_write(lun.sg, 0, data[:512], bytes(512), 512)
+    expect_sense(res, DATA_PROTECT, 0x27, 0x00)
+    assert get(lun, 0, 1) == data[:512]
+
+
+def test_block_limits_report_255(lun):
+    out = sh("sg_vpd", "-p", "bl", lun.disk)
+    assert "Maximum compare and write length: 255 blocks" in out
+
+
+def counter_block(n):
+    return struct.pack(">Q", n) * 64
+
+
+def test_concurrent_incrementers_lose_nothing_beside_a_writer(lun):
+    """The ESXi heartbeat pattern: hosts bump a counter with ATS while plain
+    writes hit the neighbouring blocks; upstream LIO loses updates here."""
+    put(lun, 100, counter_block(0))
+    stop = threading.Event()
+    last = {}
+    errors = []
+
+    def writer():
+        i = 0
+        while not stop.is_set():
+            for lba in (99, 101):
+                data = bytes([i % 251]) * 512
+                if write_blocks(lun.sg, lba, data, 512).status != GOOD:
+                    errors.append("write failed")
+                last[lba] = data
+            i += 1
+
+    def incrementer(times):
+        done = 0
+        while done < times:
+            cur = get(lun, 100, 1)
+            n = struct.unpack(">Q", cur[:8])[0]
+            res = compare_and_write(lun.sg, 100, cur, counter_block(n + 1), 512)
+            if res.status == GOOD:
+                done += 1
+            elif res.status != CHECK_CONDITION or res.decoded().key != MISCOMPARE:
+                errors.append(str(res))
+                return
+
+    w = threading.Thread(target=writer)
+    w.start()
+    incs = [threading.Thread(target=incrementer, args=(40,)) for _ in range(4)]
+    for t in incs:
+        t.start()
+    for t in incs:
+        t.join()
+    stop.set()
+    w.join()
+    assert not errors, errors[:3]
+    assert get(lun, 100, 1) == counter_block(160)
+    assert get(lun, 99, 1) == last[99] and get(lun, 101, 1) == last[101]
+
+
+def test_reads_never_see_half_a_compare_and_write(lun):
+    """8-block CAWs of uniform data while another thread reads the range:
+    every read returns the data of one CAW or the next, never a mix."""
+    put(lun, 200, bytes(8 * 512))
+    stop = threading.Event()
+    bad = []
+
+    def caw_loop():
+        for i in range(60):
+            cur = get(lun, 200, 8)
+            compare_and_write(lun.sg, 200, cur, bytes([i % 256]) * 4096, 512)
+
+    def read_loop():
+        while not stop.is_set():
+            data = get(lun, 200, 8)
+            if data != bytes([data[0]]) * 4096:
+                bad.append(data)
+
+    threads = [threading.Thread(target=read_loop) for _ in range(2)]
+    for t in threads:
+        t.start()
+    caw_loop()
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not bad, "a read saw a torn range"
