@@ -187,6 +187,8 @@ void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io));
 
 /* vaai_rw.c */
 struct vaai_io *vaai_io_alloc(struct se_cmd *cmd);
+struct bio_vec *vaai_pages_alloc(size_t len, unsigned int *nr);
+void vaai_pages_free(struct bio_vec *bv, unsigned int nr);
 void vaai_io_lock(struct vaai_io *io, loff_t pos, loff_t len, bool excl);
 void vaai_io_unlock(struct vaai_io *io);
 void vaai_io_finish(struct vaai_io *io);
@@ -210,6 +212,16 @@ sense_reason_t vaai_vpd_parse(struct se_cmd *cmd);
 
 /* vaai_ws.c */
 sense_reason_t vaai_ws_parse(struct se_cmd *cmd);
+
+/* vaai_compare.c */
+size_t vaai_compare_sg(struct scatterlist *sgl, unsigned int nents,
+		       size_t skip, struct bio_vec *bv, size_t len);
+size_t vaai_compare_pattern(const u8 *block, u32 bs, struct bio_vec *bv,
+			    size_t len);
+
+/* vaai_verify.c */
+bool vaai_verify_match(const u8 *cdb);
+sense_reason_t vaai_verify_parse(struct se_cmd *cmd);
 
 /* vaai_caw.c */
 sense_reason_t vaai_caw_parse(struct se_cmd *cmd);

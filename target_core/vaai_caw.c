@@ -21,80 +21,6 @@
 #define VAAI_CAW_WRPROTECT	0xe0	/* CDB byte 1 */
 #define VAAI_CAW_FUA		0x08
 
-static void vaai_caw_free_pages(struct bio_vec *bv, unsigned int nr)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr && bv[i].bv_page; i++)
-		__free_page(bv[i].bv_page);
-	kfree(bv);
-}
-
-/* Pages for len bytes read from the medium. */
-static struct bio_vec *vaai_caw_alloc_pages(size_t len, unsigned int *nr)
-{
-	struct bio_vec *bv;
-	unsigned int i;
-
-	*nr = DIV_ROUND_UP(len, PAGE_SIZE);
-	bv = kcalloc(*nr, sizeof(*bv), GFP_NOIO);
-	if (!bv)
-		return NULL;
-	for (i = 0; i < *nr; i++) {
-		bv[i].bv_page = alloc_page(GFP_NOIO);
-		if (!bv[i].bv_page) {
-			vaai_caw_free_pages(bv, *nr);
-			return NULL;
-		}
-		bv[i].bv_len = min_t(size_t, PAGE_SIZE, len - (size_t)i * PAGE_SIZE);
-		bv[i].bv_offset = 0;
-	}
-	return bv;
-}
-
-/*
- * Offset of the first byte where the verify data (the first len bytes of
- * the command's data-out) differs from what was read; len if none.
- */
-static size_t vaai_caw_compare(struct se_cmd *cmd, struct bio_vec *bv,
-			       size_t len)
-{
-	struct sg_mapping_iter miter;
-	size_t off = 0, diff = len;
-	unsigned int i = 0, in_page = 0;
-
-	sg_miter_start(&miter, cmd->t_data_sg, cmd->t_data_nents, SG_MITER_FROM_SG);
-	while (off < len && diff == len && sg_miter_next(&miter)) {
-		size_t done = 0;
-
-		while (done < miter.length && off < len) {
-			size_t n = min3(miter.length - done, len - off,
-					(size_t)bv[i].bv_len - in_page);
-			u8 *medium = kmap_local_page(bv[i].bv_page);
-			const u8 *verify = (const u8 *)miter.addr + done;
-			size_t k;
-
-			if (memcmp(verify, medium + in_page, n)) {
-				for (k = 0; verify[k] == medium[in_page + k]; k++)
-					;
-				diff = off + k;
-			}
-			kunmap_local(medium);
-			if (diff != len)
-				break;
-			done += n;
-			off += n;
-			in_page += n;
-			if (in_page == bv[i].bv_len) {
-				i++;
-				in_page = 0;
-			}
-		}
-	}
-	sg_miter_stop(&miter);
-	return diff;
-}
-
 /* bio_vecs over the write half of the data-out: bytes [skip, skip + len). */
 static struct bio_vec *vaai_caw_write_bvecs(struct se_cmd *cmd, size_t skip,
 					    size_t len, unsigned int *nr)
@@ -152,7 +78,7 @@ static void vaai_caw_work(struct vaai_io *io)
 	size_t diff;
 	int ret;
 
-	medium = vaai_caw_alloc_pages(io->len, &nr);
+	medium = vaai_pages_alloc(io->len, &nr);
 	if (!medium) {
 		ret = -ENOMEM;
 		goto out_done;
@@ -163,9 +89,10 @@ static void vaai_caw_work(struct vaai_io *io)
 	if (ret)
 		goto out_free;
 
-	diff = vaai_caw_compare(cmd, medium, io->len);
+	diff = vaai_compare_sg(cmd->t_data_sg, cmd->t_data_nents, 0, medium,
+			       io->len);
 	if (diff != io->len) {
-		vaai_caw_free_pages(medium, nr);
+		vaai_pages_free(medium, nr);
 		atomic64_inc(&vdev->stats.ats_miscompare);
 		vaai_io_finish(io);
 		vaai_cmd_complete_miscompare(cmd, diff);
@@ -177,7 +104,7 @@ static void vaai_caw_work(struct vaai_io *io)
 	ret = vaai_caw_write(io);
 
 out_free:
-	vaai_caw_free_pages(medium, nr);
+	vaai_pages_free(medium, nr);
 out_done:
 	if (ret)
 		atomic64_inc(&vdev->stats.ats_failed);

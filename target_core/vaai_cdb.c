@@ -33,6 +33,9 @@ static bool vaai_cdb_is_get_lba_status(const u8 *cdb)
 static const struct vaai_cdb_handler vaai_cdb_handlers[] = {
 	{ INQUIRY,		vaai_vpd_match,		vaai_vpd_parse },
 	{ COMPARE_AND_WRITE,	NULL,			vaai_caw_parse },
+	{ VERIFY,		vaai_verify_match,	vaai_verify_parse },
+	{ VERIFY_12,		vaai_verify_match,	vaai_verify_parse },
+	{ VERIFY_16,		vaai_verify_match,	vaai_verify_parse },
 	{ WRITE_SAME,		NULL,			vaai_ws_parse },
 	{ WRITE_SAME_16,	NULL,			vaai_ws_parse },
 	{ UNMAP,		NULL,			vaai_unmap_parse },

@@ -5,6 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <linux/bvec.h>
 #include <scsi/scsi_proto.h>
 
 #include "vaai.h"
@@ -31,6 +32,37 @@ struct vaai_io *vaai_io_alloc(struct se_cmd *cmd)
 	io->cmd = cmd;
 	io->vdev = to_vaai_dev(cmd->se_dev);
 	return io;
+}
+
+void vaai_pages_free(struct bio_vec *bv, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr && bv[i].bv_page; i++)
+		__free_page(bv[i].bv_page);
+	kfree(bv);
+}
+
+/* Pages for len bytes of the backend's own data, as bio_vecs. */
+struct bio_vec *vaai_pages_alloc(size_t len, unsigned int *nr)
+{
+	struct bio_vec *bv;
+	unsigned int i;
+
+	*nr = DIV_ROUND_UP(len, PAGE_SIZE);
+	bv = kcalloc(*nr, sizeof(*bv), GFP_NOIO);
+	if (!bv)
+		return NULL;
+	for (i = 0; i < *nr; i++) {
+		bv[i].bv_page = alloc_page(GFP_NOIO);
+		if (!bv[i].bv_page) {
+			vaai_pages_free(bv, *nr);
+			return NULL;
+		}
+		bv[i].bv_len = min_t(size_t, PAGE_SIZE, len - (size_t)i * PAGE_SIZE);
+		bv[i].bv_offset = 0;
+	}
+	return bv;
 }
 
 /* Hold [pos, pos + len) for this request until it finishes; may sleep. */

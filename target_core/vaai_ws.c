@@ -32,30 +32,20 @@
 static int vaai_ws_write_pattern(struct vaai_dev *vdev, const void *buf,
 				 u32 bs, loff_t pos, loff_t len)
 {
-	unsigned int nr = DIV_ROUND_UP(min_t(loff_t, len, VAAI_WS_CHUNK_BYTES),
-				       PAGE_SIZE);
 	struct bio_vec *bv;
-	unsigned int i, off;
+	unsigned int nr, i, off;
 	int ret = 0;
 
-	bv = kcalloc(nr, sizeof(*bv), GFP_NOIO);
+	bv = vaai_pages_alloc(min_t(loff_t, len, VAAI_WS_CHUNK_BYTES), &nr);
 	if (!bv)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		struct page *page = alloc_page(GFP_NOIO);
-		void *p;
+		void *p = kmap_local_page(bv[i].bv_page);
 
-		if (!page) {
-			ret = -ENOMEM;
-			goto out_free_pages;
-		}
-		p = kmap_local_page(page);
 		for (off = 0; off < PAGE_SIZE; off += bs)
 			memcpy(p + off, buf, bs);
 		kunmap_local(p);
-		bv[i].bv_page = page;
 		bv[i].bv_len = PAGE_SIZE;
-		bv[i].bv_offset = 0;
 	}
 
 	while (len) {
@@ -68,20 +58,24 @@ static int vaai_ws_write_pattern(struct vaai_dev *vdev, const void *buf,
 		pos += n;
 		len -= n;
 	}
-
-out_free_pages:
-	for (i = 0; i < nr && bv[i].bv_page; i++)
-		__free_page(bv[i].bv_page);
-	kfree(bv);
+	vaai_pages_free(bv, nr);
 	return ret;
 }
 
+/*
+ * Zeros on a thin LUN whose deallocated blocks read back as zeros are
+ * deallocated, UNMAP bit or not: SBC-4 lets a device server move a mapped
+ * LBA holding zeros to deallocated at any time when LBPRZ is set
+ * (autonomous LBA transitions), and it keeps the file sparse.  With logical
+ * block provisioning turned off (no LBPME) the zeros stay allocated.
+ */
 static int vaai_ws_zero(struct vaai_dev *vdev, bool unmap, loff_t pos, loff_t len)
 {
+	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
+	bool thin = da->emulate_tpu || da->emulate_tpws;
 	int ret;
 
-	/* SBC-4 4.7.3.3: deallocate only where the zeros read back. */
-	if (unmap && vdev->lbprz)
+	if ((unmap || thin) && vdev->lbprz)
 		return vdev->store->unmap(vdev, pos, len);
 	ret = vdev->store->zero(vdev, pos, len);
 	if (ret == -EOPNOTSUPP) {

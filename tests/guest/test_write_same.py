@@ -35,12 +35,25 @@ def test_esxi_zeroing_1mib_with_one_zero_block(make_lun, block_size):
     fill(lun, lba - 1, MiB + 2 * block_size)
     before = read(lun, lba - 1, 1), read(lun, lba + nblocks, 1)
     zeros0 = stat(lun, "zero")
+    full = allocated(lun.backing.image)
     res = sg_io(lun.sg, cdb_write_same16(lba, nblocks), data_out=bytes(block_size))
     expect_good(res)
     assert read(lun, lba, nblocks) == bytes(MiB)
+    # a thin LUN that reads zeros back leaves zeroed blocks deallocated
+    assert allocated(lun.backing.image) <= full - MiB + 2 * 4096
     assert (read(lun, lba - 1, 1), read(lun, lba + nblocks, 1)) == before
     assert stat(lun, "zero") == zeros0 + 1
     assert stat(lun, "zero_blocks") >= nblocks
+
+
+def test_zeros_stay_allocated_when_provisioning_is_off(lun):
+    fill(lun, 0, 2 * MiB)
+    lun.so.set_attribute("emulate_tpu", "0")
+    lun.so.set_attribute("emulate_tpws", "0")
+    full = allocated(lun.backing.image)
+    expect_good(sg_io(lun.sg, cdb_write_same16(0, 4096), data_out=bytes(512)))
+    assert read(lun, 0, 4096) == bytes(2 * MiB)
+    assert allocated(lun.backing.image) >= full
 
 
 def test_zero_with_unmap_bit_deallocates(lun):

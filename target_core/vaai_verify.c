@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: VERIFY (10), (12) and (16) with BYTCHK, SBC-4 5.33.
+ *
+ * BYTCHK 01b: the data-out holds the blocks to compare with the medium;
+ * BYTCHK 11b: it holds one block, compared with every block of the range.
+ * A difference is a MISCOMPARE whose INFORMATION is the offset of the first
+ * differing byte from the start of the range.  BYTCHK 00b (no data) is LIO
+ * core's: the medium is always readable, so it is GOOD.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bvec.h>
+#include <linux/slab.h>
+#include <linux/scatterlist.h>
+#include <scsi/scsi_proto.h>
+
+#include "vaai.h"
+
+#define VAAI_VERIFY_VRPROTECT	0xe0	/* CDB byte 1 */
+#define VAAI_VERIFY_BYTCHK(b1)	(((b1) >> 1) & 0x3)
+#define VAAI_BYTCHK_ALL		0x1
+#define VAAI_BYTCHK_ONE_BLOCK	0x3
+/* The medium is read and compared this much at a time. */
+#define VAAI_VERIFY_CHUNK	(1U << 20)
+
+static void vaai_verify_work(struct vaai_io *io)
+{
+	struct se_cmd *cmd = io->cmd;
+	u32 bs = cmd->se_dev->dev_attrib.block_size;
+	bool one = VAAI_VERIFY_BYTCHK(cmd->t_task_cdb[1]) == VAAI_BYTCHK_ONE_BLOCK;
+	struct bio_vec *medium;
+	size_t off, diff = io->len;
+	unsigned int nr;
+	u8 *block = NULL;
+	int ret = 0;
+
+	medium = vaai_pages_alloc(min_t(size_t, io->len, VAAI_VERIFY_CHUNK), &nr);
+	if (one)
+		block = kmalloc(bs, GFP_NOIO);
+	if (!medium || (one && !block)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (one)
+		sg_copy_to_buffer(cmd->t_data_sg, cmd->t_data_nents, block, bs);
+
+	vaai_io_lock(io, io->pos, io->len, false);
+	for (off = 0; off < io->len && diff == io->len; off += VAAI_VERIFY_CHUNK) {
+		size_t n = min_t(size_t, io->len - off, VAAI_VERIFY_CHUNK), d;
+
+		ret = io->vdev->store->xfer_bvec(io->vdev, false, io->pos + off,
+						 medium, DIV_ROUND_UP(n, PAGE_SIZE),
+						 n, false);
+		if (ret)
+			break;
+		/* chunks are whole blocks: the pattern restarts at each */
+		d = one ? vaai_compare_pattern(block, bs, medium, n) :
+			  vaai_compare_sg(cmd->t_data_sg, cmd->t_data_nents, off,
+					  medium, n);
+		if (d != n)
+			diff = off + d;
+	}
+out:
+	kfree(block);
+	if (medium)
+		vaai_pages_free(medium, nr);
+	if (!ret && diff != io->len) {
+		vaai_io_finish(io);
+		vaai_cmd_complete_miscompare(cmd, diff);
+		return;
+	}
+	vaai_io_done(io, ret);
+}
+
+static sense_reason_t vaai_verify_execute(struct se_cmd *cmd)
+{
+	u32 bs = cmd->se_dev->dev_attrib.block_size;
+	struct vaai_io *io;
+
+	if (!cmd->t_task_nolb) {
+		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		return TCM_NO_SENSE;
+	}
+	io = vaai_io_alloc(cmd);
+	if (!io)
+		return TCM_OUT_OF_RESOURCES;
+	io->pos = (loff_t)cmd->t_task_lba * bs;
+	io->len = (size_t)cmd->t_task_nolb * bs;
+	vaai_io_queue(io, vaai_verify_work);
+	return TCM_NO_SENSE;
+}
+
+/* Ours when BYTCHK asks for a comparison; LIO core's otherwise. */
+bool vaai_verify_match(const u8 *cdb)
+{
+	return VAAI_VERIFY_BYTCHK(cdb[1]) != 0;
+}
+
+sense_reason_t vaai_verify_parse(struct se_cmd *cmd)
+{
+	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
+	u8 *cdb = cmd->t_task_cdb;
+	u8 bytchk = VAAI_VERIFY_BYTCHK(cdb[1]);
+	sense_reason_t ret;
+	u64 lba;
+	u32 nolb;
+
+	switch (cdb[0]) {
+	case VERIFY_16:
+		lba = get_unaligned_be64(&cdb[2]);
+		nolb = get_unaligned_be32(&cdb[10]);
+		break;
+	case VERIFY_12:
+		lba = get_unaligned_be32(&cdb[2]);
+		nolb = get_unaligned_be32(&cdb[6]);
+		break;
+	default:
+		lba = get_unaligned_be32(&cdb[2]);
+		nolb = get_unaligned_be16(&cdb[7]);
+		break;
+	}
+	/* No protection information; BYTCHK 10b is reserved. */
+	if ((cdb[1] & VAAI_VERIFY_VRPROTECT) || bytchk == 0x2)
+		return TCM_INVALID_CDB_FIELD;
+	/* The compared range is bounded like a transfer. */
+	if (nolb > da->hw_max_sectors)
+		return TCM_INVALID_CDB_FIELD;
+	ret = vaai_cdb_check_range(cmd, lba, nolb ? nolb : 1);
+	if (ret)
+		return ret;
+	ret = vaai_cdb_size_check(cmd, bytchk == VAAI_BYTCHK_ALL ?
+				  nolb * da->block_size :
+				  (nolb ? da->block_size : 0), true);
+	if (ret)
+		return ret;
+	cmd->t_task_lba = lba;
+	cmd->t_task_nolb = nolb;
+	cmd->execute_cmd = vaai_verify_execute;
+	return TCM_NO_SENSE;
+}
