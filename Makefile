@@ -64,6 +64,7 @@ bench: deps
 	tests/vm/run.py --kver $(KERNELRELEASE) --mem 4G --log build/vm/bench-console.log \
 		--timeout 2400 -- bench/guest-bench.sh
 	$(PYTHON) bench/report.py build/bench/results.json build/bench/thin.json \
+		build/bench/caw.json \
 		docs/benchmarks.md
 
 serve: deps

@@ -1,7 +1,7 @@
-"""Render bench results (JSON from guest_bench.py and guest_thin.py) as
-docs/benchmarks.md.
+"""Render bench results (JSON from guest_bench.py, guest_thin.py and
+guest_caw.py) as docs/benchmarks.md.
 
-    report.py RESULTS.json THIN.json OUT.md
+    report.py RESULTS.json THIN.json CAW.json OUT.md
 """
 import json
 import sys
@@ -98,12 +98,41 @@ def render_thin(data):
     return THIN + "\n".join(rows) + "\n"
 
 
-def render(data, thin):
+CAW = """
+## ATS: COMPARE AND WRITE
+
+`bench/guest_caw.py`, same boot: 1-block COMPARE AND WRITE increments of a
+counter block over tcm_loop, on 256 MiB files on XFS on a RAM disk, write
+cache off on both sides. disjoint-N: N streams, each on its own block;
+same-8: 8 streams on one block (read, CAW, retry on miscompare; only
+successes count); beside-1m: one stream while fio writes 1 MiB blocks
+sequentially to another region of the LUN. Successful CAWs per second
+(higher is better) and p99 latency of a CAW (lower is better); ratio = ours /
+LIO.
+
+| streams | CAW/s ours | CAW/s LIO | ratio | p99 µs ours | p99 µs LIO | ratio |
+|---|---:|---:|---:|---:|---:|---:|
+"""
+
+
+def render_caw(data):
+    o, l = data["results"]["ours"], data["results"]["lio"]
+    rows = ["| %s | %.0f | %.0f | %s | %.0f | %.0f | %s |" % (
+        name, o[name]["caw_per_s"], l[name]["caw_per_s"],
+        ratio(o[name]["caw_per_s"], l[name]["caw_per_s"]),
+        o[name]["p99_us"] or 0, l[name]["p99_us"] or 0,
+        ratio(o[name]["p99_us"], l[name]["p99_us"]))
+        for name in ("disjoint-1", "disjoint-8", "disjoint-32", "same-8", "beside-1m")]
+    return CAW + "\n".join(rows) + "\n"
+
+
+def render(data, thin, caw):
     m = data["meta"]
     text = HEADER.format(cpus=m["cpus"], lun_mib=m["lun_bytes"] >> 20,
                          runtime=m["runtime_s"], rounds=m["rounds"],
                          date=m["date"], kernel=m["kernel"])
-    return text + "\n".join(row(r) for r in data["results"]) + "\n" + render_thin(thin)
+    return (text + "\n".join(row(r) for r in data["results"]) + "\n" +
+            render_thin(thin) + render_caw(caw))
 
 
 def main(argv):
@@ -111,8 +140,10 @@ def main(argv):
         data = json.load(f)
     with open(argv[2]) as f:
         thin = json.load(f)
-    with open(argv[3], "w") as f:
-        f.write(render(data, thin))
+    with open(argv[3]) as f:
+        caw = json.load(f)
+    with open(argv[4], "w") as f:
+        f.write(render(data, thin, caw))
     return 0
 
 

@@ -197,6 +197,9 @@ void vaai_io_done_len(struct vaai_io *io, u32 len);
 sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 			       u32 sgl_nents, enum dma_data_direction dir);
 sense_reason_t vaai_execute_sync_cache(struct se_cmd *cmd);
+sense_reason_t vaai_execute_blocks(struct se_cmd *cmd,
+				   void (*fn)(struct vaai_io *io),
+				   bool write, bool fua, bool now);
 int vaai_io_cache_init(void);
 void vaai_io_cache_exit(void);
 

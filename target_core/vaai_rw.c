@@ -153,6 +153,36 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 	return TCM_NO_SENSE;
 }
 
+/*
+ * Run fn on the command's blocks [t_task_lba, t_task_lba + t_task_nolb),
+ * from the workqueue, or here when the work is short (now); with no blocks
+ * there is nothing to do: GOOD.
+ */
+sense_reason_t vaai_execute_blocks(struct se_cmd *cmd,
+				   void (*fn)(struct vaai_io *io),
+				   bool write, bool fua, bool now)
+{
+	u32 bs = cmd->se_dev->dev_attrib.block_size;
+	struct vaai_io *io;
+
+	if (!cmd->t_task_nolb) {
+		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		return TCM_NO_SENSE;
+	}
+	io = vaai_io_alloc(cmd);
+	if (!io)
+		return TCM_OUT_OF_RESOURCES;
+	io->write = write;
+	io->fua = fua;
+	io->pos = (loff_t)cmd->t_task_lba * bs;
+	io->len = (size_t)cmd->t_task_nolb * bs;
+	if (now)
+		fn(io);
+	else
+		vaai_io_queue(io, fn);
+	return TCM_NO_SENSE;
+}
+
 static void vaai_sync_cache_work(struct vaai_io *io)
 {
 	vaai_io_done(io, io->vdev->store->flush(io->vdev, io->pos, io->len));

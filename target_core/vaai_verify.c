@@ -75,20 +75,7 @@ out:
 
 static sense_reason_t vaai_verify_execute(struct se_cmd *cmd)
 {
-	u32 bs = cmd->se_dev->dev_attrib.block_size;
-	struct vaai_io *io;
-
-	if (!cmd->t_task_nolb) {
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
-		return TCM_NO_SENSE;
-	}
-	io = vaai_io_alloc(cmd);
-	if (!io)
-		return TCM_OUT_OF_RESOURCES;
-	io->pos = (loff_t)cmd->t_task_lba * bs;
-	io->len = (size_t)cmd->t_task_nolb * bs;
-	vaai_io_queue(io, vaai_verify_work);
-	return TCM_NO_SENSE;
+	return vaai_execute_blocks(cmd, vaai_verify_work, false, false, false);
 }
 
 /* Ours when BYTCHK asks for a comparison; LIO core's otherwise. */

@@ -13,7 +13,8 @@ from rtslib_fb import RTSRoot  # noqa: E402
 from rtslib_fb.utils import RTSLibNotInCFS  # noqa: E402
 
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
+from vaai.export import (export_iscsi, export_loopback, find_disk,  # noqa: E402
+                         sg_of, unexport)
 
 SCRATCH = os.environ.get("VAAI_SCRATCH", "/run/vaai")
 STORES = ("file", "bdev")
@@ -114,6 +115,30 @@ def make_lun(store):
 @pytest.fixture
 def lun(make_lun):
     return make_lun()
+
+
+INITIATOR = os.path.join(os.path.dirname(__file__), "..", "..", "fabrics", "iscsi",
+                         "initiator.sh")
+ISCSI_IQN = "iqn.2026-11.org.vaai:test"
+
+
+@pytest.fixture
+def over_iscsi():
+    """over_iscsi(lun) -> the SCSI generic node of the same LUN seen through
+    an open-iscsi session to 127.0.0.1 (a second initiator beside tcm_loop)."""
+    logged_in = []
+
+    def attach(lun):
+        sh(INITIATOR, "start")
+        me = sh(INITIATOR, "name").strip()
+        export_iscsi(lun.so, ISCSI_IQN, initiators=[me])
+        sh(INITIATOR, "login", ISCSI_IQN)
+        logged_in.append(lun)
+        return sg_of(find_disk(lun.so, "iscsi_tcp"))
+
+    yield attach
+    for lun in logged_in:
+        sh(INITIATOR, "logout", ISCSI_IQN)
 
 
 @pytest.fixture(autouse=True)

@@ -23,8 +23,21 @@ THIN = {"results": {who: {step: {"seconds": s, "allocated": a}
                     for who, z in (("ours", 1.0), ("ours_wb", 0.5), ("lio", 8.0))}}
 
 
+CAW = {"results": {who: {name: {"caw_per_s": r, "p99_us": 100.0 * m, "mean_us": 50.0}
+                         for name in ("disjoint-1", "disjoint-8", "disjoint-32",
+                                      "same-8", "beside-1m")}
+                   for who, r, m in (("ours", 400.0, 1), ("lio", 100.0, 4))}}
+
+
+def test_caw_table():
+    text = report.render(DATA, THIN, CAW)
+    row = [l for l in text.splitlines() if l.startswith("| disjoint-8 |")][0]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells == ["disjoint-8", "400", "100", "4.00", "100", "400", "0.25"]
+
+
 def test_table_rows_carry_ratios():
-    text = report.render(DATA, THIN)
+    text = report.render(DATA, THIN, CAW)
     row = [l for l in text.splitlines() if l.startswith("| file | 4k-randread")][0]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2:5] == ["12000", "10000", "1.20"]
@@ -32,7 +45,7 @@ def test_table_rows_carry_ratios():
 
 
 def test_thin_table_reports_time_ratio_and_allocation():
-    text = report.render(DATA, THIN)
+    text = report.render(DATA, THIN, CAW)
     row = [l for l in text.splitlines() if l.startswith("| zero |")][0]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells == ["zero", "1.00", "8.00", "0.12", "0.50", "1024 MiB", "1024 MiB"]
