@@ -166,7 +166,8 @@ static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
 	}
 	io->buf = req;
 	io->write = true;
-	vaai_io_queue(io, vaai_unmap_work);
+	/* Deallocation is metadata work: done here, as LIO core does its own. */
+	vaai_unmap_work(io);
 	return TCM_NO_SENSE;
 }
 

@@ -114,6 +114,13 @@ static void vaai_ws_work(struct vaai_io *io)
 	vaai_io_done(io, ret);
 }
 
+static bool vaai_ws_is_metadata_op(struct vaai_io *io)
+{
+	u32 bs = io->vdev->dev.dev_attrib.block_size;
+
+	return io->vdev->lbprz && (!io->buf || !memchr_inv(io->buf, 0, bs));
+}
+
 static sense_reason_t vaai_ws_execute(struct se_cmd *cmd)
 {
 	u32 bs = cmd->se_dev->dev_attrib.block_size;
@@ -140,7 +147,16 @@ static sense_reason_t vaai_ws_execute(struct se_cmd *cmd)
 	io->unmap = cmd->t_task_cdb[1] & VAAI_WS_UNMAP;
 	io->pos = (loff_t)cmd->t_task_lba * bs;
 	io->len = (loff_t)sbc_get_write_same_sectors(cmd) * bs;
-	vaai_io_queue(io, vaai_ws_work);
+	/*
+	 * Zeros a store deallocates or zeroes in its metadata are quick (ESXi
+	 * sends a million of them to eager-zero a disk): done here, as LIO
+	 * core does its own.  Patterns, which write every block, go to the
+	 * workqueue.
+	 */
+	if (vaai_ws_is_metadata_op(io))
+		vaai_ws_work(io);
+	else
+		vaai_io_queue(io, vaai_ws_work);
 	return TCM_NO_SENSE;
 }
 

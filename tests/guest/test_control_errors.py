@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import SCRATCH, sh
+from conftest import SCRATCH
 from vaai import VaaiError, VaaiStorageObject
 
 CORE = "/sys/kernel/config/target/core"
