@@ -37,6 +37,12 @@ and renders this page with `bench/report.py` from `build/bench/results.json`.
 - Ratio = ours / LIO.  For IOPS and MB/s higher is better; for latency and
   CPU/IO lower is better.
 
+Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
+store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck
+almost everywhere. Gains that come from overlapping device waits (parallel
+COMPARE AND WRITEs, batched log forces) barely show here; between runs of
+the same build, ratios move by about ±10 %.
+
 ## Results ({date}, kernel {kernel})
 
 | store | workload | IOPS ours | IOPS LIO | ratio | MB/s ours | MB/s LIO | p99 µs ours | p99 µs LIO | CPU µs/IO ours | CPU µs/IO LIO | ratio |
