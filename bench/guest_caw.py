@@ -90,11 +90,14 @@ def measure(so, seconds):
     fio = subprocess.Popen(["fio", "--name=seq", "--filename=%s" % disk,
                             "--ioengine=libaio", "--direct=1", "--rw=write",
                             "--bs=1m", "--iodepth=4", "--offset=64m", "--size=128m",
-                            "--time_based", "--runtime=%d" % (seconds + 2)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            "--time_based", "--runtime=%d" % (seconds + 2),
+                            "--output-format=json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     time.sleep(1)
     out["beside-1m"] = run_point(sg, [1024], seconds)
-    fio.wait()
+    job = json.loads(fio.communicate()[0])["jobs"][0]
+    # what the writer got meanwhile: a CAW rate is only half the story
+    out["beside-1m"]["writer_mbps"] = job["write"]["bw_bytes"] / 1e6
     return out
 
 
