@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 
@@ -23,6 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 
+from guestlib import sh, xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, unexport  # noqa: E402
 
@@ -37,10 +37,6 @@ WORKLOADS = {
     "1m-seqread-qd8": dict(rw="read", bs="1m", iodepth=8),
     "1m-seqwrite-qd8": dict(rw="write", bs="1m", iodepth=8),
 }
-
-
-def sh(*argv):
-    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
 
 def busy_ticks():
@@ -79,10 +75,6 @@ class Stores:
     """The backing stores, made once per boot and shared by every round."""
 
     def __init__(self):
-        sh("modprobe", "brd", "rd_nr=3", "rd_size=%d" % (768 * 1024))
-        sh("mkfs.xfs", "-q", "-f", "/dev/ram0")
-        os.makedirs(FS_MNT, exist_ok=True)
-        sh("mount", "/dev/ram0", FS_MNT)
         self.files = {}
         for who in ("ours", "lio"):
             path = os.path.join(FS_MNT, "%s.img" % who)
@@ -142,18 +134,20 @@ def main():
     p.add_argument("--only", action="append", help="workload names to run")
     args = p.parse_args()
 
-    stores = Stores()
     results = []
     names = args.only or list(WORKLOADS)
-    for store in ("file", "bdev"):
-        per = run_store(stores, store, names, args.runtime, args.rounds)
-        for workload in names:
-            rounds = per[workload]
-            entry = {"store": store, "workload": workload, "fabric": "tcm_loop"}
-            for who in ("ours", "lio"):
-                entry[who] = {k: statistics.median(rd[who][k] for rd in rounds)
-                              for k in rounds[0][who]}
-            results.append(entry)
+    # ram0 holds the XFS of the file LUNs; ram1 and ram2 are the block LUNs
+    with xfs_on_brd(FS_MNT, 768 * 1024, rd_nr=3):
+        stores = Stores()
+        for store in ("file", "bdev"):
+            per = run_store(stores, store, names, args.runtime, args.rounds)
+            for workload in names:
+                rounds = per[workload]
+                entry = {"store": store, "workload": workload, "fabric": "tcm_loop"}
+                for who in ("ours", "lio"):
+                    entry[who] = {k: statistics.median(rd[who][k] for rd in rounds)
+                                  for k in rounds[0][who]}
+                results.append(entry)
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -168,8 +162,6 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=2)
-    sh("umount", FS_MNT)
-    sh("rmmod", "brd")
     return 0
 
 

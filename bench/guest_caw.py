@@ -25,16 +25,13 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 from rtslib_fb import FileIOStorageObject  # noqa: E402
 
 from scsi import GOOD, compare_and_write, read_blocks, write_blocks  # noqa: E402
+from guestlib import xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
 
 MiB = 1 << 20
 LUN_BYTES = 256 * MiB
 FS_MNT = "/run/vaai-caw"
-
-
-def sh(*argv):
-    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
 
 def block(n):
@@ -107,12 +104,8 @@ def main():
     p.add_argument("--seconds", type=int, default=5)
     args = p.parse_args()
 
-    sh("modprobe", "brd", "rd_nr=1", "rd_size=%d" % (1024 * 1024))
-    sh("mkfs.xfs", "-q", "-f", "/dev/ram0")
-    os.makedirs(FS_MNT, exist_ok=True)
-    sh("mount", "/dev/ram0", FS_MNT)
     results = {}
-    try:
+    with xfs_on_brd(FS_MNT, 1024 * 1024):
         for who in ("ours", "lio"):
             path = os.path.join(FS_MNT, "%s.img" % who)
             with open(path, "wb") as f:
@@ -129,9 +122,6 @@ def main():
             for name, r in results[who].items():
                 print("%s %s: %.0f CAW/s, p99 %.0f us" % (who, name, r["caw_per_s"],
                                                          r["p99_us"] or 0), flush=True)
-    finally:
-        sh("umount", FS_MNT)
-        sh("rmmod", "brd")
     with open(args.out, "w") as f:
         json.dump({"meta": {"seconds": args.seconds}, "results": results}, f, indent=2)
     return 0

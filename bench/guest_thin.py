@@ -16,7 +16,6 @@ before GOOD) and for ours with the write cache on.
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -28,6 +27,7 @@ from rtslib_fb import FileIOStorageObject  # noqa: E402
 
 from scsi import (cdb_write16, cdb_write_same16, expect_good, sg_io,  # noqa: E402
                   unmap)
+from guestlib import xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
 
@@ -35,10 +35,6 @@ MiB = 1 << 20
 LUN_BYTES = 1 << 30
 FS_MNT = "/run/vaai-thin"
 BLOCKS_PER_MIB = MiB // 512
-
-
-def sh(*argv):
-    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
 
 def allocated(path):
@@ -106,15 +102,8 @@ def measure(who):
 
 
 def main(argv):
-    sh("modprobe", "brd", "rd_nr=1", "rd_size=%d" % (3 * 1024 * 1024))
-    sh("mkfs.xfs", "-q", "-f", "/dev/ram0")
-    os.makedirs(FS_MNT, exist_ok=True)
-    sh("mount", "/dev/ram0", FS_MNT)
-    try:
+    with xfs_on_brd(FS_MNT, 3 * 1024 * 1024):
         results = {who: measure(who) for who in ("ours", "ours_wb", "lio")}
-    finally:
-        sh("umount", FS_MNT)
-        sh("rmmod", "brd")
     meta = {"lun_bytes": LUN_BYTES, "fs": "xfs on brd",
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     with open(argv[1], "w") as f:

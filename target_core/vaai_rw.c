@@ -125,7 +125,7 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 	u32 bs = cmd->se_dev->dev_attrib.block_size;
 	struct vaai_io *io;
 
-	if (dir == DMA_TO_DEVICE && vdev->params.readonly)
+	if (dir == DMA_TO_DEVICE && vaai_cmd_write_protected(cmd))
 		return TCM_WRITE_PROTECTED;
 	/* A block device cannot address less than its own logical block. */
 	if (bs < vdev->min_block)

@@ -146,7 +146,7 @@ static sense_reason_t vaai_ws_execute(struct se_cmd *cmd)
 	io->write = true;
 	io->unmap = cmd->t_task_cdb[1] & VAAI_WS_UNMAP;
 	io->pos = (loff_t)cmd->t_task_lba * bs;
-	io->len = (loff_t)sbc_get_write_same_sectors(cmd) * bs;
+	io->len = (loff_t)cmd->t_task_nolb * bs;
 	/*
 	 * Zeros a store deallocates or zeroes in its metadata are quick (ESXi
 	 * sends a million of them to eager-zero a disk): done here, as LIO
@@ -200,6 +200,7 @@ sense_reason_t vaai_ws_parse(struct se_cmd *cmd)
 		return TCM_WRITE_PROTECTED;
 
 	cmd->t_task_lba = lba;
+	cmd->t_task_nolb = nolb;
 	cmd->execute_cmd = vaai_ws_execute;
 	return TCM_NO_SENSE;
 }
