@@ -245,3 +245,66 @@ def compare_and_write(dev, lba, verify, write, block_size, flags=0):
     assert len(verify) == len(write) and len(verify) % block_size == 0
     return sg_io(dev, cdb_compare_and_write(lba, len(verify) // block_size, flags),
                  data_out=verify + write)
+
+
+# --- Third-party copy (SPC-4 6.4, 6.18) -----------------------------------
+
+XCOPY_NO_LIST_ID = 3       # LIST ID USAGE 11b: no list identifier, nothing held
+
+
+def naa_of(dev):
+    """The LU's NAA designator from the Device Identification VPD page."""
+    res = expect_good(sg_io(dev, struct.pack(">BBBHB", 0x12, 1, 0x83, 1024, 0),
+                            data_in_len=1024))
+    d = res.data
+    pos, end = 4, 4 + struct.unpack(">H", d[2:4])[0]
+    while pos + 4 <= end:
+        assoc_type, length = d[pos + 1], d[pos + 3]
+        if assoc_type & 0x3F == 0x03:       # association LU, designator type NAA
+            return bytes(d[pos + 4:pos + 4 + length])
+        pos += 4 + length
+    raise AssertionError("no NAA designator in VPD 0x83 of %s" % dev)
+
+
+def cscd_e4(naa, block_size, pdt=0, code=0xE4):
+    """Identification CSCD descriptor (SPC-4 6.4.5.2), 32 bytes."""
+    d = bytearray(32)
+    d[0], d[1] = code, pdt
+    d[4], d[5], d[7] = 0x01, 0x03, len(naa)     # binary, LU, NAA
+    d[8:8 + len(naa)] = naa
+    d[29:32] = block_size.to_bytes(3, "big")
+    return bytes(d)
+
+
+def seg_b2b(src, dst, nblocks, src_lba, dst_lba, dc=False, cat=False, code=0x02,
+            length=0x18):
+    """Block device to block device segment descriptor (SPC-4 6.4.6.5)."""
+    return struct.pack(">BBHHHHHQQ", code, (0x02 if dc else 0) | (0x01 if cat else 0),
+                       length, src, dst, 0, nblocks, src_lba, dst_lba)
+
+
+def xcopy_list(cscds, segs, list_id=0, usage=XCOPY_NO_LIST_ID, inline=b"",
+               cscd_len=None, seg_len=None, inline_len=None):
+    """EXTENDED COPY (LID1) parameter list; the lengths may be overridden."""
+    c, s = b"".join(cscds), b"".join(segs)
+    return struct.pack(">BBH4xII", list_id, (usage & 3) << 3,
+                       len(c) if cscd_len is None else cscd_len,
+                       len(s) if seg_len is None else seg_len,
+                       len(inline) if inline_len is None else inline_len) + c + s + inline
+
+
+def cdb_xcopy(param_len, sa=0x00):
+    return struct.pack(">BB8xIBB", 0x83, sa, param_len, 0, 0)
+
+
+def xcopy(dev, params, timeout_ms=120000):
+    return sg_io(dev, cdb_xcopy(len(params)), data_out=params, timeout_ms=timeout_ms)
+
+
+def cdb_receive_copy_results(sa, list_id, alloc_len):
+    return struct.pack(">BBB7xIBB", 0x84, sa, list_id, alloc_len, 0, 0)
+
+
+def receive_copy_results(dev, sa, list_id=0, alloc_len=1024):
+    return sg_io(dev, cdb_receive_copy_results(sa, list_id, alloc_len),
+                 data_in_len=alloc_len)
