@@ -59,6 +59,11 @@ struct vaai_stats {
 	atomic64_t unmap;		/* UNMAP done */
 	atomic64_t unmap_failed;
 	atomic64_t unmap_blocks;
+	atomic64_t clone_read;		/* EXTENDED COPY reading it (CLONE_RD) */
+	atomic64_t clone_write;		/* ... writing it (CLONE_WR) */
+	atomic64_t clone_failed;	/* sent to it and failed (CLONE_F) */
+	atomic64_t clone_read_bytes;
+	atomic64_t clone_write_bytes;
 };
 
 /*
@@ -133,6 +138,14 @@ struct vaai_tp {
 	const void *told[32];		/* se_session of each nexus told */
 };
 
+/* The EXTENDED COPY commands of one device (vaai_copy_results.c). */
+struct vaai_copies {
+	spinlock_t lock;
+	struct list_head list;		/* of vaai_copy_status */
+	unsigned int nr_listed;
+	atomic_t nr_running;
+};
+
 struct vaai_dev {
 	struct se_device dev;		/* first: LIO core allocates through us */
 	struct vaai_params params;
@@ -149,6 +162,7 @@ struct vaai_dev {
 	struct vaai_stats stats;
 	struct vaai_tp tp;
 	struct vaai_rlock rlock;
+	struct vaai_copies copies;
 
 	union {
 		struct {
@@ -184,6 +198,8 @@ struct vaai_io {
 
 /* vaai_main.c */
 void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io));
+void vaai_queue_work(struct work_struct *work);
+bool vaai_dev_is_ours(struct se_device *dev);
 
 /* vaai_rw.c */
 struct vaai_io *vaai_io_alloc(struct se_cmd *cmd);
@@ -212,6 +228,8 @@ void vaai_dev_set_limits(struct vaai_dev *vdev);
 /* vaai_vpd.c */
 bool vaai_vpd_match(const u8 *cdb);
 sense_reason_t vaai_vpd_parse(struct se_cmd *cmd);
+/* vaai_vpd_tpc.c */
+sense_reason_t vaai_vpd_tpc_execute(struct se_cmd *cmd);
 
 /* vaai_ws.c */
 sense_reason_t vaai_ws_parse(struct se_cmd *cmd);
@@ -228,6 +246,12 @@ sense_reason_t vaai_verify_parse(struct se_cmd *cmd);
 
 /* vaai_caw.c */
 sense_reason_t vaai_caw_parse(struct se_cmd *cmd);
+
+/* vaai_xcopy.c, vaai_copy_results.c */
+sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd);
+sense_reason_t vaai_rcr_parse(struct se_cmd *cmd);
+void vaai_copies_init(struct vaai_copies *cp);
+void vaai_copies_free(struct vaai_copies *cp);
 
 /* vaai_unmap.c */
 sense_reason_t vaai_unmap_parse(struct se_cmd *cmd);
@@ -272,6 +296,10 @@ static inline int vaai_dev_sync_if_write_through(struct vaai_dev *vdev,
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write);
 void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq);
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset);
+u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq);
+void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
+			     int byte, int bit);
+void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size);
 void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
 				 u16 byte, int bit);
 

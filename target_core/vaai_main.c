@@ -27,6 +27,12 @@ void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io))
 	queue_work(vaai_wq, &io->work);
 }
 
+/* Other long work of ours (copies) runs there too. */
+void vaai_queue_work(struct work_struct *work)
+{
+	queue_work(vaai_wq, work);
+}
+
 static int vaai_attach_hba(struct se_hba *hba, u32 host_id)
 {
 	pr_debug("HBA %u attached\n", host_id);
@@ -46,6 +52,7 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 		return NULL;
 	spin_lock_init(&vdev->tp.lock);
 	vaai_rlock_init(&vdev->rlock);
+	vaai_copies_init(&vdev->copies);
 	return &vdev->dev;
 }
 
@@ -92,6 +99,7 @@ static void vaai_free_rcu(struct rcu_head *head)
 	struct se_device *dev = container_of(head, struct se_device, rcu_head);
 	struct vaai_dev *vdev = to_vaai_dev(dev);
 
+	vaai_copies_free(&vdev->copies);
 	kfree(vdev->params.path);
 	kfree(vdev);
 }
@@ -119,6 +127,13 @@ static sector_t vaai_get_blocks(struct se_device *dev)
 	u64 nr = div_u64(vdev->nr_bytes, dev->dev_attrib.block_size);
 
 	return nr ? nr - 1 : 0;
+}
+
+static struct target_backend_ops vaai_backend_ops;
+
+bool vaai_dev_is_ours(struct se_device *dev)
+{
+	return dev->transport == &vaai_backend_ops;
 }
 
 static struct target_backend_ops vaai_backend_ops = {

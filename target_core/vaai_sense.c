@@ -8,6 +8,7 @@
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
 #include <linux/string.h>
+#include <linux/scatterlist.h>
 #include <asm/unaligned.h>
 
 #include "vaai.h"
@@ -54,6 +55,15 @@ static const struct vaai_sense *vaai_errno_sense(int err, bool write)
 	default:
 		return write ? &vaai_sense_write_error : &vaai_sense_read_error;
 	}
+}
+
+/* Sense data for dev in buf (TRANSPORT_SENSE_BUFFER bytes); its length. */
+u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq)
+{
+	bool desc = vaai_sense_desc_format(dev);
+
+	scsi_build_sense_buffer(desc, buf, key, asc, ascq);
+	return desc ? 8 : 18;
 }
 
 /*
@@ -104,18 +114,39 @@ void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq)
 }
 
 /*
- * ILLEGAL REQUEST for a bad field in the parameter list, pointing at it
- * (SPC-4 4.5.2.4.2: SKSV, C/D = 0, BPV when a bit is named).
+ * CHECK CONDITION with this sense, pointing at a byte (and bit) of the
+ * parameter list unless byte < 0 (SPC-4 4.5.2.4.2: SKSV, C/D = 0, BPV when
+ * a bit is named).
  */
-void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
-				 u16 byte, int bit)
+void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
+			     int byte, int bit)
 {
-	const struct vaai_sense s = { ILLEGAL_REQUEST, asc, ascq };
+	const struct vaai_sense s = { key, asc, ascq };
 	u8 sks[3];
 
+	if (byte < 0) {
+		vaai_cmd_complete_sense(cmd, &s, NULL);
+		return;
+	}
 	sks[0] = 0x80 | (bit >= 0 ? 0x08 | (bit & 0x7) : 0);
 	put_unaligned_be16(byte, &sks[1]);
 	vaai_cmd_complete_sense(cmd, &s, sks);
+}
+
+/* ILLEGAL REQUEST for a bad field in the parameter list, pointing at it. */
+void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
+				 u16 byte, int bit)
+{
+	vaai_cmd_complete_check(cmd, ILLEGAL_REQUEST, asc, ascq, byte, bit);
+}
+
+/* GOOD with size bytes of data-in, cut to the allocation length. */
+void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size)
+{
+	u32 len = min_t(u32, cmd->data_length, size);
+
+	sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents, buf, len);
+	target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, len);
 }
 
 /*

@@ -40,6 +40,11 @@ VAAI_STAT(zero_blocks);
 VAAI_STAT(unmap);
 VAAI_STAT(unmap_failed);
 VAAI_STAT(unmap_blocks);
+VAAI_STAT(clone_read);
+VAAI_STAT(clone_write);
+VAAI_STAT(clone_failed);
+VAAI_STAT(clone_read_bytes);
+VAAI_STAT(clone_write_bytes);
 
 static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_tp_attr_soft_threshold,
@@ -52,6 +57,11 @@ static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_stat_attr_unmap,
 	&vaai_stat_attr_unmap_failed,
 	&vaai_stat_attr_unmap_blocks,
+	&vaai_stat_attr_clone_read,
+	&vaai_stat_attr_clone_write,
+	&vaai_stat_attr_clone_failed,
+	&vaai_stat_attr_clone_read_bytes,
+	&vaai_stat_attr_clone_write_bytes,
 };
 
 /* LIO's SBC attributes followed by our settings and counters, NULL-terminated. */

@@ -8,6 +8,8 @@
  * Logical Block Provisioning (B2h, SBC-4 6.6.6): LIO core leaves
  * PROVISIONING TYPE at 0 ("not known or fully provisioned"), so a host that
  * reads it cannot tell our LUN is thin.
+ * Supported VPD Pages (00h, SPC-4 7.8.14): LIO core's list, plus the
+ * Third-party Copy page (8Fh, vaai_vpd_tpc.c) it does not have.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +19,8 @@
 
 #include "vaai.h"
 
+#define VAAI_VPD_SUPPORTED	0x00
+#define VAAI_VPD_TPC		0x8f
 #define VAAI_VPD_BL		0xb0
 #define VAAI_VPD_BL_LEN		64
 #define VAAI_VPD_LBP		0xb2
@@ -29,14 +33,6 @@
 #define VAAI_LBP_LBPRZ_ZEROS	0x04	/* LBPRZ field (bits 4:2) = 001b */
 /* Byte 6, PROVISIONING TYPE */
 #define VAAI_LBP_THIN		0x02
-
-static void vaai_vpd_complete(struct se_cmd *cmd, const u8 *buf, u32 size)
-{
-	u32 len = min_t(u32, cmd->data_length, size);
-
-	sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents, buf, len);
-	target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, len);
-}
 
 static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 {
@@ -67,7 +63,7 @@ static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 	}
 	put_unaligned_be64(da->max_write_same_len, &buf[36]);
 
-	vaai_vpd_complete(cmd, buf, sizeof(buf));
+	vaai_cmd_complete_data(cmd, buf, sizeof(buf));
 	return TCM_NO_SENSE;
 }
 
@@ -88,26 +84,71 @@ static sense_reason_t vaai_vpd_lbp_execute(struct se_cmd *cmd)
 	if (da->emulate_tpu || da->emulate_tpws)
 		buf[6] = VAAI_LBP_THIN;
 
-	vaai_vpd_complete(cmd, buf, sizeof(buf));
+	vaai_cmd_complete_data(cmd, buf, sizeof(buf));
 	return TCM_NO_SENSE;
 }
+
+/*
+ * The pages LIO core answers (spc_emulate_evpd_00 lists them), and ours, in
+ * ascending order; only once the unit serial number is set, as LIO does.
+ */
+static sense_reason_t vaai_vpd_supported_execute(struct se_cmd *cmd)
+{
+	static const u8 lio_pages[] = { 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1,
+					0xb2, 0xb3 };
+	struct se_device *dev = cmd->se_dev;
+	u8 buf[4 + ARRAY_SIZE(lio_pages) + 1] = {};
+	unsigned int i, n = 4;
+
+	buf[0] = dev->transport->get_device_type(dev);
+	buf[1] = VAAI_VPD_SUPPORTED;
+	if (dev->dev_flags & DF_EMULATED_VPD_UNIT_SERIAL) {
+		for (i = 0; i < ARRAY_SIZE(lio_pages); i++) {
+			/* 8Fh goes between 86h and B0h */
+			if (lio_pages[i] == VAAI_VPD_BL && dev->dev_attrib.emulate_3pc)
+				buf[n++] = VAAI_VPD_TPC;
+			buf[n++] = lio_pages[i];
+		}
+	}
+	buf[3] = n - 4;
+	vaai_cmd_complete_data(cmd, buf, n);
+	return TCM_NO_SENSE;
+}
+
+static const struct {
+	u8 page;
+	sense_reason_t (*execute)(struct se_cmd *cmd);
+} vaai_vpd_pages[] = {
+	{ VAAI_VPD_SUPPORTED,	vaai_vpd_supported_execute },
+	{ VAAI_VPD_TPC,		vaai_vpd_tpc_execute },
+	{ VAAI_VPD_BL,		vaai_vpd_bl_execute },
+	{ VAAI_VPD_LBP,		vaai_vpd_lbp_execute },
+};
 
 /* INQUIRY with EVPD set and a page we build; false: LIO core's. */
 bool vaai_vpd_match(const u8 *cdb)
 {
-	return (cdb[1] & 0x01) &&
-	       (cdb[2] == VAAI_VPD_BL || cdb[2] == VAAI_VPD_LBP);
+	unsigned int i;
+
+	if (!(cdb[1] & 0x01))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(vaai_vpd_pages); i++)
+		if (vaai_vpd_pages[i].page == cdb[2])
+			return true;
+	return false;
 }
 
 sense_reason_t vaai_vpd_parse(struct se_cmd *cmd)
 {
+	unsigned int i;
 	sense_reason_t ret;
 
 	ret = vaai_cdb_size_check(cmd, get_unaligned_be16(&cmd->t_task_cdb[3]),
 				  false);
 	if (ret)
 		return ret;
-	cmd->execute_cmd = cmd->t_task_cdb[2] == VAAI_VPD_BL ?
-			   vaai_vpd_bl_execute : vaai_vpd_lbp_execute;
+	for (i = 0; i < ARRAY_SIZE(vaai_vpd_pages); i++)
+		if (vaai_vpd_pages[i].page == cmd->t_task_cdb[2])
+			cmd->execute_cmd = vaai_vpd_pages[i].execute;
 	return TCM_NO_SENSE;
 }

@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from rtslib_fb import RTSRoot  # noqa: E402
 from rtslib_fb.utils import RTSLibNotInCFS  # noqa: E402
 
+from scsi import clear_unit_attention  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import (export_iscsi, export_loopback, find_disk,  # noqa: E402
                          sg_of, unexport)
@@ -42,9 +43,22 @@ class Lun:
         self.sg = sg_of(self.disk)
         self.nr_blocks = so.size // block_size
 
+        self.nexus = [self]       # the LUNs one tcm_loop nexus sees
+
     @property
     def last_lba(self):
         return self.nr_blocks - 1
+
+
+def export_beside(so, lun):
+    """Export so in the TPG of lun (one nexus sees both) and clear the
+    REPORTED LUNS DATA HAS CHANGED unit attention that raises on the LUNs
+    already there (SPC-4 5.14)."""
+    tpg = next(lun.so.attached_luns).parent_tpg
+    export_loopback(so, lun=max(x.lun for x in tpg.luns) + 1, wwn=tpg.parent_target.wwn)
+    for other in lun.nexus:
+        clear_unit_attention(other.sg)
+    return so
 
 
 class Backing:
@@ -83,10 +97,12 @@ def store(request):
 
 @pytest.fixture
 def make_lun(store):
-    """make_lun(size=..., block_size=..., readonly=..., fill=bytes) -> Lun."""
+    """make_lun(size=..., block_size=..., readonly=..., fill=bytes,
+    beside=Lun) -> Lun.  beside: export in that LUN's TPG (one I_T nexus
+    sees both), not in a target of its own."""
     made = []
 
-    def make(size=64 * MiB, block_size=512, readonly=False, fill=None):
+    def make(size=64 * MiB, block_size=512, readonly=False, fill=None, beside=None):
         backing = Backing(store, size, fill, precreate=readonly)
         made.append((None, backing))
         so = VaaiStorageObject("t%d" % next(_names), path=backing.path,
@@ -95,8 +111,13 @@ def make_lun(store):
         made[-1] = (so, backing)
         if block_size != 512:
             so.set_attribute("block_size", block_size)
-        export_loopback(so)
-        return Lun(so, backing, block_size)
+        if beside is None:
+            export_loopback(so)
+            return Lun(so, backing, block_size)
+        lun = Lun(export_beside(so, beside), backing, block_size)
+        lun.nexus = beside.nexus
+        lun.nexus.append(lun)
+        return lun
 
     yield make
     for so, backing in reversed(made):

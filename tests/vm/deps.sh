@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential linux-image-amd64 linux-headers-amd64 qemu-system-x86
       busybox-static kmod udev python3 python3-venv python3-pip python3-pytest
-      python3-rtslib-fb targetcli-fb sg3-utils open-iscsi fio xfsprogs
+      python3-rtslib-fb targetcli-fb sg3-utils ddpt open-iscsi fio xfsprogs
       btrfs-progs fcoe-utils iproute2 dmsetup e2fsprogs"
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: RECEIVE COPY RESULTS (SPC-4 6.18) for EXTENDED COPY
+ * (LID1): COPY STATUS, FAILED SEGMENT DETAILS and OPERATING PARAMETERS.
+ *
+ * A copy sent with a list identifier is listed on the device it was sent
+ * to while it runs; with LIST ID USAGE 00b its outcome stays listed after
+ * it ends, for the I_T nexus that sent it, until that nexus reads it: a
+ * success through COPY STATUS, a failure through FAILED SEGMENT DETAILS.
+ * At most VAAI_XCOPY_MAX_LISTED copies are listed per device; the oldest
+ * finished one makes room for a new one.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <scsi/scsi_proto.h>
+
+#include "vaai_xcopy.h"
+
+#define VAAI_RCR_COPY_STATUS	0x00
+#define VAAI_RCR_OP_PARAMS	0x03
+#define VAAI_RCR_FAILED_SEGS	0x04
+
+#define VAAI_RCR_STATUS_LEN	12
+#define VAAI_RCR_OP_PARAMS_LEN	46	/* 44 + two descriptor type codes */
+#define VAAI_RCR_FAILED_LEN	60	/* before the sense data */
+
+void vaai_copies_init(struct vaai_copies *cp)
+{
+	spin_lock_init(&cp->lock);
+	INIT_LIST_HEAD(&cp->list);
+	atomic_set(&cp->nr_running, 0);
+}
+
+/* The device is going away: nothing runs on it any more. */
+void vaai_copies_free(struct vaai_copies *cp)
+{
+	struct vaai_copy_status *st, *tmp;
+
+	list_for_each_entry_safe(st, tmp, &cp->list, node)
+		kfree(st);
+	INIT_LIST_HEAD(&cp->list);
+	cp->nr_listed = 0;
+}
+
+static void vaai_copies_drop(struct vaai_copies *cp, struct vaai_copy_status *st)
+{
+	list_del(&st->node);
+	cp->nr_listed--;
+	kfree(st);
+}
+
+static struct vaai_copy_status *vaai_copies_find(struct vaai_copies *cp,
+						 const struct se_session *sess,
+						 u8 list_id)
+{
+	struct vaai_copy_status *st;
+
+	list_for_each_entry(st, &cp->list, node)
+		if (st->sess == sess && st->list_id == list_id)
+			return st;
+	return NULL;
+}
+
+/*
+ * List a starting copy.  -EBUSY: one with its list identifier is running
+ * for this nexus (SPC-4 6.4.3.2); -ENOSPC: the list is full of running ones.
+ */
+int vaai_copy_status_add(struct vaai_dev *vdev, struct vaai_copy_status *st)
+{
+	struct vaai_copies *cp = &vdev->copies;
+	struct vaai_copy_status *old;
+	int ret = 0;
+
+	spin_lock(&cp->lock);
+	old = vaai_copies_find(cp, st->sess, st->list_id);
+	if (old && old->state == VAAI_COPY_RUNNING) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (old)
+		vaai_copies_drop(cp, old);
+	if (cp->nr_listed >= VAAI_XCOPY_MAX_LISTED) {
+		list_for_each_entry(old, &cp->list, node)
+			if (old->state != VAAI_COPY_RUNNING)
+				break;
+		if (list_entry_is_head(old, &cp->list, node)) {
+			ret = -ENOSPC;
+			goto out;
+		}
+		vaai_copies_drop(cp, old);
+	}
+	list_add_tail(&st->node, &cp->list);
+	cp->nr_listed++;
+out:
+	spin_unlock(&cp->lock);
+	return ret;
+}
+
+/* The copy ended (key 0: successfully); st belongs to the list now, or is freed. */
+void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
+			  u8 key, u8 asc, u8 ascq)
+{
+	struct vaai_copies *cp = &vdev->copies;
+
+	if (key)
+		st->sense_len = vaai_sense_fill(&vdev->dev, st->sense, key, asc, ascq);
+	if (!st->listed) {
+		kfree(st);
+		return;
+	}
+	spin_lock(&cp->lock);
+	st->state = key ? VAAI_COPY_FAILED : VAAI_COPY_DONE;
+	if (!st->hold)
+		vaai_copies_drop(cp, st);
+	spin_unlock(&cp->lock);
+}
+
+/* TRANSFER COUNT in the smallest unit it fits in 32 bits with (SPC-4 6.18.3). */
+static void vaai_rcr_transfer_count(u64 bytes, u8 *unit, u8 *count)
+{
+	u8 u = 0;
+
+	while (bytes > U32_MAX) {
+		bytes >>= 10;
+		u++;
+	}
+	*unit = u;
+	put_unaligned_be32(bytes, count);
+}
+
+static sense_reason_t vaai_rcr_copy_status(struct se_cmd *cmd)
+{
+	struct vaai_copies *cp = &to_vaai_dev(cmd->se_dev)->copies;
+	u8 buf[VAAI_RCR_STATUS_LEN] = {};
+	struct vaai_copy_status *st;
+
+	spin_lock(&cp->lock);
+	st = vaai_copies_find(cp, cmd->se_sess, cmd->t_task_cdb[2]);
+	if (!st) {
+		spin_unlock(&cp->lock);
+		return TCM_INVALID_CDB_FIELD;
+	}
+	put_unaligned_be32(VAAI_RCR_STATUS_LEN - 4, &buf[0]);
+	buf[4] = st->state;		/* HDD 0: we hold no data */
+	put_unaligned_be16(READ_ONCE(st->segs_done), &buf[5]);
+	vaai_rcr_transfer_count(atomic64_read(&st->bytes_done), &buf[7], &buf[8]);
+	if (st->state == VAAI_COPY_DONE)
+		vaai_copies_drop(cp, st);
+	spin_unlock(&cp->lock);
+
+	vaai_cmd_complete_data(cmd, buf, sizeof(buf));
+	return TCM_NO_SENSE;
+}
+
+static sense_reason_t vaai_rcr_failed_segs(struct se_cmd *cmd)
+{
+	struct vaai_copies *cp = &to_vaai_dev(cmd->se_dev)->copies;
+	u8 buf[VAAI_RCR_FAILED_LEN + TRANSPORT_SENSE_BUFFER] = {};
+	struct vaai_copy_status *st;
+	u32 len = 4;			/* AVAILABLE DATA 0: no failure to tell */
+
+	spin_lock(&cp->lock);
+	st = vaai_copies_find(cp, cmd->se_sess, cmd->t_task_cdb[2]);
+	if (!st) {
+		spin_unlock(&cp->lock);
+		return TCM_INVALID_CDB_FIELD;
+	}
+	if (st->state == VAAI_COPY_FAILED) {
+		len = VAAI_RCR_FAILED_LEN + st->sense_len;
+		put_unaligned_be32(len - 4, &buf[0]);
+		buf[56] = SAM_STAT_CHECK_CONDITION;	/* COPY COMMAND STATUS */
+		put_unaligned_be16(st->sense_len, &buf[58]);
+		memcpy(&buf[60], st->sense, st->sense_len);
+		vaai_copies_drop(cp, st);
+	}
+	spin_unlock(&cp->lock);
+
+	vaai_cmd_complete_data(cmd, buf, len);
+	return TCM_NO_SENSE;
+}
+
+/* OPERATING PARAMETERS (SPC-4 6.18.4): the limits vaai_xcopy.c enforces. */
+static sense_reason_t vaai_rcr_op_params(struct se_cmd *cmd)
+{
+	u8 buf[VAAI_RCR_OP_PARAMS_LEN] = {};
+
+	put_unaligned_be32(VAAI_RCR_OP_PARAMS_LEN - 4, &buf[0]);
+	buf[4] = 0x01;			/* SNLID: LIST ID USAGE 11b works */
+	put_unaligned_be16(VAAI_XCOPY_MAX_CSCDS, &buf[8]);
+	put_unaligned_be16(VAAI_XCOPY_MAX_SEGS, &buf[10]);
+	put_unaligned_be32(VAAI_XCOPY_MAX_DESC_LEN, &buf[12]);
+	put_unaligned_be32(VAAI_XCOPY_MAX_SEG_BYTES, &buf[16]);
+	/* MAXIMUM INLINE DATA LENGTH, HELD DATA LIMIT, stream size: 0 */
+	put_unaligned_be16(VAAI_XCOPY_MAX_RUNNING, &buf[34]);
+	buf[36] = VAAI_XCOPY_MAX_LISTED;	/* MAXIMUM CONCURRENT COPIES */
+	buf[37] = ilog2(cmd->se_dev->dev_attrib.block_size);
+	buf[43] = 2;			/* IMPLEMENTED DESCRIPTOR LIST LENGTH */
+	buf[44] = VAAI_SEG_B2B;
+	buf[45] = VAAI_CSCD_ID;
+
+	vaai_cmd_complete_data(cmd, buf, sizeof(buf));
+	return TCM_NO_SENSE;
+}
+
+sense_reason_t vaai_rcr_parse(struct se_cmd *cmd)
+{
+	u8 *cdb = cmd->t_task_cdb;
+	sense_reason_t ret;
+
+	if (!cmd->se_dev->dev_attrib.emulate_3pc)
+		return TCM_UNSUPPORTED_SCSI_OPCODE;
+	switch (cdb[1] & 0x1f) {
+	case VAAI_RCR_COPY_STATUS:
+		cmd->execute_cmd = vaai_rcr_copy_status;
+		break;
+	case VAAI_RCR_OP_PARAMS:
+		cmd->execute_cmd = vaai_rcr_op_params;
+		break;
+	case VAAI_RCR_FAILED_SEGS:
+		cmd->execute_cmd = vaai_rcr_failed_segs;
+		break;
+	default:
+		return TCM_INVALID_CDB_FIELD;
+	}
+	ret = vaai_cdb_size_check(cmd, get_unaligned_be32(&cdb[10]), false);
+	return ret;
+}

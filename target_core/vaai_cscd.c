@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target_core_vaai: EXTENDED COPY's CSCD descriptors, resolved to LUNs.
+ *
+ * An identification descriptor (SPC-4 6.4.5.2) names a logical unit by a
+ * designator from its Device Identification VPD page.  It resolves only to a
+ * LUN mapped to the I_T nexus the command came on: the LUNs of its node ACL,
+ * which in demo mode LIO fills with the TPG's LUNs through a dynamic ACL.
+ * Upstream LIO once searched every device on the host (CVE-2020-28374), which
+ * let an initiator read and write LUNs it was never given.  Only devices of
+ * this backend with 3PC enabled take part.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rculist.h>
+
+#include "vaai_xcopy.h"
+
+#define VAAI_NAA_LEN	16
+
+/* PERSISTENT RESERVE TYPE values (SPC-4 6.16.3.4). */
+#define VAAI_PR_WE		0x1
+#define VAAI_PR_EA		0x3
+#define VAAI_PR_WE_RO		0x5
+#define VAAI_PR_EA_RO		0x6
+#define VAAI_PR_WE_AR		0x7
+#define VAAI_PR_EA_AR		0x8
+
+/*
+ * The NAA IEEE Registered Extended designator LIO core reports for @dev in
+ * VPD page 0x83: NAA 6h in the first nibble, the 24-bit IEEE company id in
+ * the next six, and the hexadecimal digits of the unit serial number in the
+ * remaining 25 (other characters skipped, missing digits zero).
+ */
+static void vaai_dev_naa(struct se_device *dev, u8 *naa)
+{
+	const char *p = dev->t10_wwn.unit_serial;
+	u32 cid = dev->t10_wwn.company_id;
+	unsigned int nibble = 7;
+
+	memset(naa, 0, VAAI_NAA_LEN);
+	naa[0] = 0x60 | ((cid >> 20) & 0xf);
+	naa[1] = cid >> 12;
+	naa[2] = cid >> 4;
+	naa[3] = (cid & 0xf) << 4;
+	for (; *p && nibble < 2 * VAAI_NAA_LEN; p++) {
+		int v = hex_to_bin(*p);
+
+		if (v < 0)
+			continue;
+		naa[nibble / 2] |= nibble & 1 ? v : v << 4;
+		nibble++;
+	}
+}
+
+/*
+ * The designator of an identification descriptor, if it is one our LUNs
+ * have: binary, of the logical unit, NAA, 16 bytes (bytes 4-27 hold a
+ * designation descriptor, SPC-4 7.8.6.1).
+ */
+static const u8 *vaai_cscd_naa(const u8 *desc)
+{
+	if ((desc[4] & 0x0f) != 0x01 || (desc[5] & 0x30) != 0x00 ||
+	    (desc[5] & 0x0f) != 0x03 || desc[7] != VAAI_NAA_LEN)
+		return NULL;
+	return &desc[8];
+}
+
+/* -ENODEV unless @desc names a LUN this command's nexus may use. */
+int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c)
+{
+	struct se_session *sess = cmd->se_sess;
+	const u8 *want = vaai_cscd_naa(desc);
+	struct se_dev_entry *deve;
+	u8 naa[VAAI_NAA_LEN];
+	int ret = -ENODEV;
+
+	if (!want || !sess || !sess->se_node_acl)
+		return -ENODEV;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(deve, &sess->se_node_acl->lun_entry_hlist, link) {
+		struct se_lun *lun = deve->se_lun;
+		struct se_device *dev = rcu_dereference(lun->lun_se_dev);
+
+		if (!dev || !vaai_dev_is_ours(dev) ||
+		    !dev->dev_attrib.emulate_3pc ||
+		    !(dev->dev_flags & DF_EMULATED_VPD_UNIT_SERIAL))
+			continue;
+		vaai_dev_naa(dev, naa);
+		if (memcmp(naa, want, VAAI_NAA_LEN))
+			continue;
+		/* A LUN on its way out is not reachable. */
+		if (!percpu_ref_tryget_live(&lun->lun_ref))
+			break;
+		c->lun = lun;
+		c->vdev = to_vaai_dev(dev);
+		c->readonly = deve->lun_access_ro || lun->lun_access_ro ||
+			      c->vdev->params.readonly;
+		ret = 0;
+		break;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+void vaai_cscd_release(struct vaai_xcopy *xc)
+{
+	unsigned int i;
+
+	for (i = 0; i < xc->nr_cscds; i++) {
+		if (xc->cscd[i].lun)
+			percpu_ref_put(&xc->cscd[i].lun->lun_ref);
+		xc->cscd[i].lun = NULL;
+	}
+}
+
+static bool vaai_cscd_registered(struct se_device *dev, struct se_node_acl *nacl)
+{
+	struct t10_pr_registration *reg;
+	bool found = false;
+
+	spin_lock(&dev->t10_pr.registration_lock);
+	list_for_each_entry(reg, &dev->t10_pr.registration_list, pr_reg_list) {
+		if (reg->pr_reg_nacl == nacl) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&dev->t10_pr.registration_lock);
+	return found;
+}
+
+/*
+ * Would a READ (or, for a destination, a WRITE) from this command's
+ * initiator to the CSCD's device meet a reservation conflict?  LIO core
+ * checks the LUN the command came to; the copy reaches others, and honours
+ * their reservations too (SPC-4 5.13.1, table 53).  The nexus is matched by
+ * its initiator, as registrations are made per initiator port.
+ */
+bool vaai_cscd_reserved(struct se_cmd *cmd, struct vaai_cscd *c)
+{
+	struct se_device *dev = &c->vdev->dev;
+	struct se_node_acl *nacl = cmd->se_sess->se_node_acl;
+	bool registered = vaai_cscd_registered(dev, nacl);
+	struct t10_pr_registration *holder;
+	bool conflict = false;
+
+	spin_lock(&dev->dev_reservation_lock);
+	if (dev->dev_reservation_flags & DRF_SPC2_RESERVATIONS) {
+		conflict = dev->reservation_holder &&
+			   dev->reservation_holder != cmd->se_sess;
+		goto out;
+	}
+	holder = dev->dev_pr_res_holder;
+	if (!holder || holder->pr_reg_nacl == nacl)
+		goto out;
+	switch (holder->pr_res_type) {
+	case VAAI_PR_WE:
+		conflict = c->dst;
+		break;
+	case VAAI_PR_EA:
+		conflict = true;
+		break;
+	case VAAI_PR_WE_RO:
+	case VAAI_PR_WE_AR:
+		conflict = c->dst && !registered;
+		break;
+	case VAAI_PR_EA_RO:
+	case VAAI_PR_EA_AR:
+		conflict = !registered;
+		break;
+	}
+out:
+	spin_unlock(&dev->dev_reservation_lock);
+	return conflict;
+}

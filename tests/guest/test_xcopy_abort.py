@@ -1,0 +1,140 @@
+"""A long EXTENDED COPY stops within a second when the host aborts it
+(TMR ABORT TASK after a command timeout) or resets the LUN, its progress
+shows in COPY STATUS while it runs, and the LUNs are usable afterwards.
+
+The LUNs are device-mapper zero targets behind delay targets: 64 GiB that
+cost no memory, and a copy between them that runs for minutes."""
+import struct
+import threading
+import time
+
+import pytest
+
+from conftest import sh
+from scsi import (ILLEGAL_REQUEST, clear_unit_attention, cscd_e4,
+                  expect_good, expect_sense, naa_of, receive_copy_results, seg_b2b,
+                  sg_io, xcopy, xcopy_list)
+from vaai import VaaiStorageObject
+from vaai.export import export_loopback, find_disk, sg_of, unexport
+
+GiB = 1 << 30
+SIZE = 64 * GiB
+BS = 4096
+SEG_BLOCKS = 65535
+
+
+DELAY_MS = 5
+
+
+class ZeroLun:
+    def __init__(self, name, beside=None):
+        self.dms = ["vaai_zero_" + name, "vaai_slow_" + name]
+        sh("dmsetup", "create", self.dms[0], "--table", "0 %d zero" % (SIZE // 512))
+        sh("dmsetup", "create", self.dms[1], "--table", "0 %d delay /dev/mapper/%s 0 %d"
+           % (SIZE // 512, self.dms[0], DELAY_MS))
+        self.so = VaaiStorageObject(name, path="/dev/mapper/" + self.dms[1])
+        self.so.set_attribute("block_size", BS)
+        if beside is None:
+            export_loopback(self.so)
+        else:
+            tpg = next(beside.so.attached_luns).parent_tpg
+            export_loopback(self.so, lun=1, wwn=tpg.parent_target.wwn)
+            clear_unit_attention(beside.sg)
+        self.sg = sg_of(find_disk(self.so, "tcm_loopback"))
+
+    def remove(self):
+        unexport(self.so)
+        self.so.delete()
+        for dm in reversed(self.dms):
+            sh("dmsetup", "remove", "--retry", dm)
+
+
+@pytest.fixture
+def zero_pair():
+    made = []
+    try:
+        made.append(ZeroLun("zsrc"))
+        made.append(ZeroLun("zdst", beside=made[0]))
+        yield made
+    finally:
+        for z in reversed(made):
+            z.remove()
+
+
+def whole_lun_copy(a, b, list_id=0, usage=3):
+    """One EXTENDED COPY of all 64 GiB of a onto b, 256 MiB per segment."""
+    segs, lba = [], 0
+    while lba < SIZE // BS and len(segs) < 256:
+        n = min(SEG_BLOCKS, SIZE // BS - lba)
+        segs.append(seg_b2b(0, 1, n, lba, lba))
+        lba += n
+    return xcopy_list([cscd_e4(naa_of(a.sg), BS), cscd_e4(naa_of(b.sg), BS)], segs,
+                      list_id=list_id, usage=usage)
+
+
+def usable(z):
+    clear_unit_attention(z.sg)
+    expect_good(sg_io(z.sg, bytes(6)))
+
+
+def copy_status(lun, list_id):
+    """(state, bytes done) from COPY STATUS."""
+    d = expect_good(receive_copy_results(lun.sg, 0x00, list_id)).data
+    return d[4] & 0x7F, struct.unpack(">I", d[8:12])[0] << (10 * d[7])
+
+
+def stopped_early(lun, list_id):
+    """The copy ended as failed, having moved part of the LUN.  (tcm_loop
+    answers an aborted command GOOD to the initiator, so its status says
+    nothing.)"""
+    state, done = copy_status(lun, list_id)
+    assert state == 0x02, "copy state 0x%02x after the abort" % state
+    assert 0 < done < SIZE
+
+
+def test_abort_task_stops_the_copy_promptly(zero_pair):
+    a, b = zero_pair
+    failed = int(open(a.so.path + "/attrib/stats_clone_failed").read())
+    t0 = time.monotonic()
+    xcopy(a.sg, whole_lun_copy(a, b, list_id=3, usage=0), timeout_ms=3000)
+    took = time.monotonic() - t0
+    # The timeout made the SCSI midlayer abort the command (TMR ABORT TASK);
+    # the abort completes only once the copy engine has let go of it.
+    assert took < 3 + 5, "abort took %.1f s after the timeout" % (took - 3)
+    usable(a)
+    usable(b)
+    stopped_early(a, 3)
+    assert int(open(a.so.path + "/attrib/stats_clone_failed").read()) == failed + 1
+
+
+def test_lun_reset_stops_the_copy_promptly(zero_pair):
+    a, b = zero_pair
+    out = {}
+
+    def run():
+        t = time.monotonic()
+        out["res"] = xcopy(a.sg, whole_lun_copy(a, b, list_id=5, usage=0),
+                           timeout_ms=300000)
+        out["end"] = time.monotonic()
+        out["took"] = out["end"] - t
+
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(2)
+    # running: listed, in progress, moving
+    state, done1 = copy_status(a, 5)
+    assert state == 0x00
+    time.sleep(1)
+    state, done2 = copy_status(a, 5)
+    assert state == 0x00 and done2 > done1
+    # the same list identifier while it runs: OPERATION IN PROGRESS
+    expect_sense(xcopy(a.sg, whole_lun_copy(a, b, list_id=5, usage=0)),
+                 ILLEGAL_REQUEST, 0x00, 0x16)
+    t_reset = time.monotonic()
+    sh("sg_reset", "--no-esc", "--device", a.sg)
+    th.join(30)
+    assert not th.is_alive(), "the copy outlived the LUN reset by 30 s"
+    assert out["end"] - t_reset < 5, "copy ended %.1f s after the reset" % (out["end"] - t_reset)
+    usable(a)
+    usable(b)
+    stopped_early(a, 5)
