@@ -274,5 +274,6 @@ void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq);
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset);
 void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
 				 u16 byte, int bit);
+void vaai_cmd_complete_bad_cdb(struct se_cmd *cmd, u16 byte, int bit);
 
 #endif /* VAAI_H */

@@ -104,18 +104,32 @@ void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq)
 }
 
 /*
- * ILLEGAL REQUEST for a bad field in the parameter list, pointing at it
- * (SPC-4 4.5.2.4.2: SKSV, C/D = 0, BPV when a bit is named).
+ * ILLEGAL REQUEST pointing at the field in error (SPC-4 4.5.2.4.2: SKSV;
+ * C/D = 1 in the CDB, 0 in the parameter list; BPV when a bit is named).
  */
-void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
-				 u16 byte, int bit)
+static void vaai_cmd_complete_bad_field(struct se_cmd *cmd, u8 asc, u8 ascq,
+					bool in_cdb, u16 byte, int bit)
 {
 	const struct vaai_sense s = { ILLEGAL_REQUEST, asc, ascq };
 	u8 sks[3];
 
-	sks[0] = 0x80 | (bit >= 0 ? 0x08 | (bit & 0x7) : 0);
+	sks[0] = 0x80 | (in_cdb ? 0x40 : 0) |
+		 (bit >= 0 ? 0x08 | (bit & 0x7) : 0);
 	put_unaligned_be16(byte, &sks[1]);
 	vaai_cmd_complete_sense(cmd, &s, sks);
+}
+
+/* A bad field in the parameter list. */
+void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
+				 u16 byte, int bit)
+{
+	vaai_cmd_complete_bad_field(cmd, asc, ascq, false, byte, bit);
+}
+
+/* INVALID FIELD IN CDB; bit: the field's most significant bit, or -1. */
+void vaai_cmd_complete_bad_cdb(struct se_cmd *cmd, u16 byte, int bit)
+{
+	vaai_cmd_complete_bad_field(cmd, 0x24, 0x00, true, byte, bit);
 }
 
 /*
