@@ -40,6 +40,7 @@ static const struct vaai_cdb_handler vaai_cdb_handlers[] = {
 	{ WRITE_SAME_16,	NULL,			vaai_ws_parse },
 	{ UNMAP,		NULL,			vaai_unmap_parse },
 	{ SERVICE_ACTION_IN_16,	vaai_cdb_is_get_lba_status, vaai_lba_status_parse },
+	{ MAINTENANCE_IN,	vaai_opcodes_match,	vaai_opcodes_parse },
 };
 
 static const struct vaai_cdb_handler *vaai_cdb_lookup(const u8 *cdb)
