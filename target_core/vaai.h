@@ -238,6 +238,7 @@ sense_reason_t vaai_lba_status_parse(struct se_cmd *cmd);
 /* vaai_opcodes.c */
 bool vaai_opcodes_match(const u8 *cdb);
 sense_reason_t vaai_opcodes_parse(struct se_cmd *cmd);
+bool vaai_opcodes_sa_enabled(struct se_cmd *cmd);
 
 /* vaai_threshold.c */
 extern struct configfs_attribute vaai_tp_attr_soft_threshold;

@@ -6,7 +6,8 @@
  * vaai LUN accepts, that is every CDB that reaches an execute function,
  * whether our own parsers pick it or LIO's sbc_parse_cdb() and
  * spc_parse_cdb() do; a command that a device attribute turns off is listed
- * only while the attribute lets it through.
+ * only while the attribute lets it through.  The dispatcher asks the same
+ * table which service actions an opcode has (vaai_opcodes_sa_enabled()).
  *
  * CDB USAGE DATA (SPC-4 6.35.3) is what the parsers look at: a bit is 1 when
  * some configuration of the LUN acts on it, 0 when it is ignored or when
@@ -271,6 +272,24 @@ static const struct vaai_opc *vaai_opc_find(u8 op, bool match_sa, u16 sa)
 			return o;
 	}
 	return NULL;
+}
+
+/*
+ * The CDB's opcode has service actions and some of them are enabled: an
+ * unknown one is a bad field, not an unknown command.
+ */
+bool vaai_opcodes_sa_enabled(struct se_cmd *cmd)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vaai_opcs); i++) {
+		const struct vaai_opc *o = &vaai_opcs[i];
+
+		if (o->usage[0] == cmd->t_task_cdb[0] && o->sa &&
+		    vaai_opc_enabled(cmd, o))
+			return true;
+	}
+	return false;
 }
 
 static void vaai_opc_put_timeouts(u8 *p, const struct vaai_opc *o)
