@@ -259,6 +259,11 @@ sense_reason_t vaai_unmap_parse(struct se_cmd *cmd);
 /* vaai_lba_status.c */
 sense_reason_t vaai_lba_status_parse(struct se_cmd *cmd);
 
+/* vaai_opcodes.c */
+bool vaai_opcodes_match(const u8 *cdb);
+sense_reason_t vaai_opcodes_parse(struct se_cmd *cmd);
+bool vaai_opcodes_sa_enabled(struct se_cmd *cmd);
+
 /* vaai_threshold.c */
 extern struct configfs_attribute vaai_tp_attr_soft_threshold;
 void vaai_tp_check(struct vaai_dev *vdev);
@@ -302,5 +307,6 @@ void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
 void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size);
 void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
 				 u16 byte, int bit);
+void vaai_cmd_complete_bad_cdb(struct se_cmd *cmd, u16 byte, int bit);
 
 #endif /* VAAI_H */

@@ -42,6 +42,7 @@ static const struct vaai_cdb_handler vaai_cdb_handlers[] = {
 	{ SERVICE_ACTION_IN_16,	vaai_cdb_is_get_lba_status, vaai_lba_status_parse },
 	{ EXTENDED_COPY,	NULL,			vaai_xcopy_parse },
 	{ RECEIVE_COPY_RESULTS,	NULL,			vaai_rcr_parse },
+	{ MAINTENANCE_IN,	vaai_opcodes_match,	vaai_opcodes_parse },
 };
 
 static const struct vaai_cdb_handler *vaai_cdb_lookup(const u8 *cdb)
@@ -148,27 +149,6 @@ static void vaai_cdb_drop_redundant_fua(struct se_cmd *cmd)
 	}
 }
 
-/*
- * LIO core accepts some CDBs it only knows how to pass through to a SCSI
- * device (LOG SENSE, WRITE BUFFER, SEND DIAGNOSTIC, unknown MAINTENANCE IN
- * service actions, ...) and then fails them at execution with LOGICAL UNIT
- * COMMUNICATION FAILURE.  We do not implement them: say so (SPC-4 4.3.1),
- * pointing at the service action where the opcode has one.
- */
-static sense_reason_t vaai_cdb_unsupported(struct se_cmd *cmd)
-{
-	switch (cmd->t_task_cdb[0]) {
-	case MAINTENANCE_IN:
-	case MAINTENANCE_OUT:
-	case SERVICE_ACTION_IN_16:
-	case SERVICE_ACTION_OUT_16:
-	case VARIABLE_LENGTH_CMD:
-		return TCM_INVALID_CDB_FIELD;
-	default:
-		return TCM_UNSUPPORTED_SCSI_OPCODE;
-	}
-}
-
 sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 {
 	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
@@ -185,8 +165,15 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 		return h->parse(cmd);
 
 	vaai_cdb_drop_redundant_fua(cmd);
+	/*
+	 * LIO core refuses a CDB it has no execute function for (LOG SENSE,
+	 * WRITE BUFFER, ..., an unknown MAINTENANCE IN/OUT service action)
+	 * as INVALID COMMAND OPERATION CODE.  An opcode that has other
+	 * service actions is supported, though: its unknown ones are an
+	 * invalid field, as REPORT SUPPORTED OPERATION CODES tells the host.
+	 */
 	ret = sbc_parse_cdb(cmd, &vaai_sbc_ops);
-	if (ret || cmd->execute_cmd)
-		return ret;
-	return vaai_cdb_unsupported(cmd);
+	if (ret == TCM_UNSUPPORTED_SCSI_OPCODE && vaai_opcodes_sa_enabled(cmd))
+		return TCM_INVALID_CDB_FIELD;
+	return ret;
 }

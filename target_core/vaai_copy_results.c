@@ -117,6 +117,12 @@ void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
 	spin_unlock(&cp->lock);
 }
 
+/* No copy of this nexus has that LIST IDENTIFIER (CDB byte 2). */
+static void vaai_rcr_unknown_list(struct se_cmd *cmd)
+{
+	vaai_cmd_complete_bad_cdb(cmd, 2, -1);
+}
+
 /* TRANSFER COUNT in the smallest unit it fits in 32 bits with (SPC-4 6.18.3). */
 static void vaai_rcr_transfer_count(u64 bytes, u8 *unit, u8 *count)
 {
@@ -140,7 +146,8 @@ static sense_reason_t vaai_rcr_copy_status(struct se_cmd *cmd)
 	st = vaai_copies_find(cp, cmd->se_sess, cmd->t_task_cdb[2]);
 	if (!st) {
 		spin_unlock(&cp->lock);
-		return TCM_INVALID_CDB_FIELD;
+		vaai_rcr_unknown_list(cmd);
+		return TCM_NO_SENSE;
 	}
 	put_unaligned_be32(VAAI_RCR_STATUS_LEN - 4, &buf[0]);
 	buf[4] = st->state;		/* HDD 0: we hold no data */
@@ -165,7 +172,8 @@ static sense_reason_t vaai_rcr_failed_segs(struct se_cmd *cmd)
 	st = vaai_copies_find(cp, cmd->se_sess, cmd->t_task_cdb[2]);
 	if (!st) {
 		spin_unlock(&cp->lock);
-		return TCM_INVALID_CDB_FIELD;
+		vaai_rcr_unknown_list(cmd);
+		return TCM_NO_SENSE;
 	}
 	if (st->state == VAAI_COPY_FAILED) {
 		len = VAAI_RCR_FAILED_LEN + st->sense_len;

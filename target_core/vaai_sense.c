@@ -114,30 +114,47 @@ void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq)
 }
 
 /*
- * CHECK CONDITION with this sense, pointing at a byte (and bit) of the
- * parameter list unless byte < 0 (SPC-4 4.5.2.4.2: SKSV, C/D = 0, BPV when
- * a bit is named).
+ * CHECK CONDITION pointing at the field in error unless byte < 0 (SPC-4
+ * 4.5.2.4.2: SKSV; C/D = 1 in the CDB, 0 in the parameter list; BPV when a
+ * bit is named).
  */
+static void vaai_cmd_complete_field(struct se_cmd *cmd, const struct vaai_sense *s,
+				    bool in_cdb, int byte, int bit)
+{
+	u8 sks[3];
+
+	if (byte < 0) {
+		vaai_cmd_complete_sense(cmd, s, NULL);
+		return;
+	}
+	sks[0] = 0x80 | (in_cdb ? 0x40 : 0) |
+		 (bit >= 0 ? 0x08 | (bit & 0x7) : 0);
+	put_unaligned_be16(byte, &sks[1]);
+	vaai_cmd_complete_sense(cmd, s, sks);
+}
+
+/* This sense, pointing at a byte of the parameter list unless byte < 0. */
 void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
 			     int byte, int bit)
 {
 	const struct vaai_sense s = { key, asc, ascq };
-	u8 sks[3];
 
-	if (byte < 0) {
-		vaai_cmd_complete_sense(cmd, &s, NULL);
-		return;
-	}
-	sks[0] = 0x80 | (bit >= 0 ? 0x08 | (bit & 0x7) : 0);
-	put_unaligned_be16(byte, &sks[1]);
-	vaai_cmd_complete_sense(cmd, &s, sks);
+	vaai_cmd_complete_field(cmd, &s, false, byte, bit);
 }
 
-/* ILLEGAL REQUEST for a bad field in the parameter list, pointing at it. */
+/* A bad field in the parameter list. */
 void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
 				 u16 byte, int bit)
 {
 	vaai_cmd_complete_check(cmd, ILLEGAL_REQUEST, asc, ascq, byte, bit);
+}
+
+/* INVALID FIELD IN CDB; bit: the field's most significant bit, or -1. */
+void vaai_cmd_complete_bad_cdb(struct se_cmd *cmd, u16 byte, int bit)
+{
+	const struct vaai_sense s = { ILLEGAL_REQUEST, 0x24, 0x00 };
+
+	vaai_cmd_complete_field(cmd, &s, true, byte, bit);
 }
 
 /* GOOD with size bytes of data-in, cut to the allocation length. */

@@ -5,8 +5,9 @@
  * BYTCHK 01b: the data-out holds the blocks to compare with the medium;
  * BYTCHK 11b: it holds one block, compared with every block of the range.
  * A difference is a MISCOMPARE whose INFORMATION is the offset of the first
- * differing byte from the start of the range.  BYTCHK 00b (no data) is LIO
- * core's: the medium is always readable, so it is GOOD.
+ * differing byte from the start of the range.  BYTCHK 00b (no data) checks
+ * only the medium, which is always readable: GOOD.  LIO core answers it for
+ * VERIFY (10) and (16), we do for VERIFY (12), which LIO core does not know.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -78,10 +79,16 @@ static sense_reason_t vaai_verify_execute(struct se_cmd *cmd)
 	return vaai_execute_blocks(cmd, vaai_verify_work, false, false, false);
 }
 
-/* Ours when BYTCHK asks for a comparison; LIO core's otherwise. */
+static sense_reason_t vaai_verify_medium_execute(struct se_cmd *cmd)
+{
+	vaai_cmd_complete(cmd, 0, false);
+	return TCM_NO_SENSE;
+}
+
+/* Ours when BYTCHK asks for a comparison, and all of VERIFY (12). */
 bool vaai_verify_match(const u8 *cdb)
 {
-	return VAAI_VERIFY_BYTCHK(cdb[1]) != 0;
+	return cdb[0] == VERIFY_12 || VAAI_VERIFY_BYTCHK(cdb[1]) != 0;
 }
 
 sense_reason_t vaai_verify_parse(struct se_cmd *cmd)
@@ -90,8 +97,8 @@ sense_reason_t vaai_verify_parse(struct se_cmd *cmd)
 	u8 *cdb = cmd->t_task_cdb;
 	u8 bytchk = VAAI_VERIFY_BYTCHK(cdb[1]);
 	sense_reason_t ret;
+	u32 nolb, size = 0;
 	u64 lba;
-	u32 nolb;
 
 	switch (cdb[0]) {
 	case VERIFY_16:
@@ -111,18 +118,21 @@ sense_reason_t vaai_verify_parse(struct se_cmd *cmd)
 	if ((cdb[1] & VAAI_VERIFY_VRPROTECT) || bytchk == 0x2)
 		return TCM_INVALID_CDB_FIELD;
 	/* The compared range is bounded like a transfer. */
-	if (nolb > da->hw_max_sectors)
+	if (bytchk && nolb > da->hw_max_sectors)
 		return TCM_INVALID_CDB_FIELD;
 	ret = vaai_cdb_check_range(cmd, lba, nolb ? nolb : 1);
 	if (ret)
 		return ret;
-	ret = vaai_cdb_size_check(cmd, bytchk == VAAI_BYTCHK_ALL ?
-				  nolb * da->block_size :
-				  (nolb ? da->block_size : 0), true);
+	if (bytchk == VAAI_BYTCHK_ALL)
+		size = nolb * da->block_size;
+	else if (bytchk == VAAI_BYTCHK_ONE_BLOCK && nolb)
+		size = da->block_size;
+	ret = vaai_cdb_size_check(cmd, size, true);
 	if (ret)
 		return ret;
 	cmd->t_task_lba = lba;
 	cmd->t_task_nolb = nolb;
-	cmd->execute_cmd = vaai_verify_execute;
+	cmd->execute_cmd = bytchk ? vaai_verify_execute :
+				    vaai_verify_medium_execute;
 	return TCM_NO_SENSE;
 }
