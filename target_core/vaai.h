@@ -198,7 +198,7 @@ struct vaai_io {
 
 /* vaai_main.c */
 void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io));
-void vaai_queue_work(struct work_struct *work);
+void vaai_queue_copy(struct work_struct *work);
 bool vaai_dev_is_ours(struct se_device *dev);
 
 /* vaai_rw.c */
@@ -222,13 +222,15 @@ void vaai_io_cache_exit(void);
 /* vaai_cdb.c */
 sense_reason_t vaai_parse_cdb(struct se_cmd *cmd);
 sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb);
+bool vaai_dev_range_ok(struct se_device *dev, u64 lba, u64 nolb);
 sense_reason_t vaai_cdb_check_range(struct se_cmd *cmd, u64 lba, u64 nolb);
 void vaai_dev_set_limits(struct vaai_dev *vdev);
 
 /* vaai_vpd.c */
 bool vaai_vpd_match(const u8 *cdb);
 sense_reason_t vaai_vpd_parse(struct se_cmd *cmd);
-/* vaai_vpd_tpc.c */
+/* vaai_vpd_tpc.c: the Third-party Copy VPD page */
+#define VAAI_VPD_TPC	0x8f
 sense_reason_t vaai_vpd_tpc_execute(struct se_cmd *cmd);
 
 /* vaai_ws.c */
@@ -301,6 +303,7 @@ static inline int vaai_dev_sync_if_write_through(struct vaai_dev *vdev,
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write);
 void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq);
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset);
+u8 vaai_copy_errno_sense(int err, u8 *key, u8 *asc, u8 *ascq);
 u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq);
 void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
 			     int byte, int bit);

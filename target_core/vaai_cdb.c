@@ -118,12 +118,18 @@ sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb)
 	return TCM_NO_SENSE;
 }
 
+/* [lba, lba + nolb) lies inside dev (nolb 0: lba does). */
+bool vaai_dev_range_ok(struct se_device *dev, u64 lba, u64 nolb)
+{
+	u64 nr_blocks = dev->transport->get_blocks(dev) + 1;
+
+	return lba < nr_blocks && nolb <= nr_blocks - lba;
+}
+
 /* LBA OUT OF RANGE unless [lba, lba + nolb) lies inside the LUN. */
 sense_reason_t vaai_cdb_check_range(struct se_cmd *cmd, u64 lba, u64 nolb)
 {
-	u64 nr_blocks = cmd->se_dev->transport->get_blocks(cmd->se_dev) + 1;
-
-	if (lba >= nr_blocks || nolb > nr_blocks - lba)
+	if (!vaai_dev_range_ok(cmd->se_dev, lba, nolb))
 		return TCM_ADDRESS_OUT_OF_RANGE;
 	return TCM_NO_SENSE;
 }

@@ -2,26 +2,35 @@
 /*
  * target_core_vaai: the copy engine behind EXTENDED COPY.
  *
- * Segments run in order, off the fabric's thread.  Within a segment:
- *   - file to file: vfs_copy_file_range(), which shares extents on XFS and
- *     btrfs and copies inside the kernel elsewhere on one file system;
- *   - otherwise, or where that is refused: chunks of VAAI_COPY_CHUNK bytes,
- *     read and written by up to VAAI_COPY_WORKERS workers at once, each
- *     with its own buffer, none waiting for another's chunk.
- * A segment whose source and destination overlap on one LUN is copied by
- * one worker, walking away from the overlap, so the result is as if all of
- * the source had been read before any of it was overwritten.
+ * Segments run in order, off the fabric's thread.  Within a segment the
+ * bytes move one of three ways:
+ *   - clone: file to file on a file system that can share extents
+ *     (remap_file_range: XFS, btrfs): vfs_copy_file_range() in large steps;
+ *   - splice: file to file otherwise: vfs_copy_file_range() with
+ *     COPY_FILE_SPLICE, page cache to page cache with no bounce buffer, in
+ *     chunks of VAAI_COPY_CHUNK bytes;
+ *   - bounce: a block device on either side: chunks read into a buffer and
+ *     written out.
+ * Chunks are taken by up to VAAI_COPY_WORKERS workers at once (a bounce
+ * worker has its own buffer); no worker waits for another's chunk.  A
+ * segment whose source and destination overlap on one LUN is bounced by one
+ * worker walking away from the overlap, so the result is as if all of the
+ * source had been read before any of it was overwritten.
  *
- * Each chunk is read under a shared range lock on the source and written
- * under one on the destination, never both at once: COMPARE AND WRITE
- * stays atomic against the copy, and no lock order across LUNs is needed.
+ * Range locks keep COMPARE AND WRITE atomic against the copy.  A bounced
+ * chunk is read under a shared lock on the source and written under one on
+ * the destination, one at a time.  A clone or splice reads and writes in one
+ * call and holds both: one lock over both ranges on one LUN, else the two in
+ * the order of the devices' addresses.  Copies thus never wait for each
+ * other in a circle; every other request holds one lock at a time.
  * Aborts (TMR ABORT TASK, LUN RESET, session teardown) are noticed between
- * chunks.
+ * chunks and clone steps.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bvec.h>
 #include <linux/fs.h>
+#include <linux/percpu-refcount.h>
 #include <linux/slab.h>
 #include <scsi/scsi_proto.h>
 
@@ -29,18 +38,23 @@
 
 #define VAAI_COPY_CHUNK		(1U << 20)
 #define VAAI_COPY_WORKERS	4
-/* One vfs_copy_file_range() call at most, so an abort is noticed. */
+/* One clone call at most, so an abort is noticed. */
 #define VAAI_COPY_CLONE_STEP	(64LL << 20)
 
-/* COPY ABORTED additional sense (SPC-4 annex D). */
-#define ASC_COPY_TARGET		0x0d
-#define ASCQ_DEVICE_FAILURE	0x01
+enum vaai_copy_how {
+	VAAI_COPY_BOUNCE,
+	VAAI_COPY_SPLICE,
+	VAAI_COPY_CLONE,
+};
 
 struct vaai_copy_job {
 	struct vaai_xcopy *xc;
+	struct vaai_cscd *csrc, *cdst;
 	struct vaai_dev *src, *dst;
 	loff_t src_pos, dst_pos, len;
-	bool backward;			/* last chunk first */
+	enum vaai_copy_how how;
+	bool serial;			/* overlapping: one worker ... */
+	bool backward;			/* ... and last chunk first */
 	atomic64_t next;		/* bytes handed out to workers */
 	atomic_t error;			/* first error */
 };
@@ -50,10 +64,31 @@ struct vaai_copy_worker {
 	struct vaai_copy_job *job;
 };
 
-static bool vaai_copy_stopped(struct se_cmd *cmd)
+/* The locks a clone or splice holds on [spos, +n) and [dpos, +n). */
+struct vaai_copy_locks {
+	struct vaai_dev *dev[2];
+	struct vaai_range range[2];
+};
+
+/*
+ * May the copy go on?  Not once the command is aborted or its session goes
+ * (-EINTR), a LUN it uses is being removed (-ENODEV), or another initiator
+ * has reserved one (-EBUSY: a reservation taken, or preempted, mid-copy).
+ */
+static int vaai_copy_check(struct vaai_copy_job *job)
 {
-	return READ_ONCE(cmd->transport_state) &
-	       (CMD_T_ABORTED | CMD_T_STOP | CMD_T_FABRIC_STOP);
+	struct se_cmd *cmd = job->xc->cmd;
+
+	if (READ_ONCE(cmd->transport_state) &
+	    (CMD_T_ABORTED | CMD_T_STOP | CMD_T_FABRIC_STOP))
+		return -EINTR;
+	if (percpu_ref_is_dying(&job->csrc->lun->lun_ref) ||
+	    percpu_ref_is_dying(&job->cdst->lun->lun_ref))
+		return -ENODEV;
+	if (vaai_cscd_reserved(cmd, job->csrc) ||
+	    (job->cdst != job->csrc && vaai_cscd_reserved(cmd, job->cdst)))
+		return -EBUSY;
+	return 0;
 }
 
 static void vaai_copy_progress(struct vaai_xcopy *xc, loff_t n)
@@ -61,11 +96,65 @@ static void vaai_copy_progress(struct vaai_xcopy *xc, loff_t n)
 	atomic64_add(n, &xc->status->bytes_done);
 }
 
-static int vaai_copy_chunk(struct vaai_copy_job *job, loff_t off, size_t n,
-			   struct bio_vec *bv)
+static void vaai_copy_lock_both(struct vaai_copy_job *job, loff_t spos,
+				loff_t dpos, loff_t n, struct vaai_copy_locks *l)
+{
+	struct vaai_dev *a = job->src, *b = job->dst;
+
+	if (a == b) {
+		l->dev[0] = a;
+		l->dev[1] = NULL;
+		vaai_range_lock(&a->rlock, &l->range[0], min(spos, dpos),
+				max(spos, dpos) + n, false);
+		return;
+	}
+	if (a > b) {
+		swap(a, b);
+		swap(spos, dpos);
+	}
+	l->dev[0] = a;
+	l->dev[1] = b;
+	vaai_range_lock(&a->rlock, &l->range[0], spos, spos + n, false);
+	vaai_range_lock(&b->rlock, &l->range[1], dpos, dpos + n, false);
+}
+
+static void vaai_copy_unlock_both(struct vaai_copy_locks *l)
+{
+	vaai_range_unlock(&l->dev[0]->rlock, &l->range[0]);
+	if (l->dev[1])
+		vaai_range_unlock(&l->dev[1]->rlock, &l->range[1]);
+}
+
+/* vfs_copy_file_range() until all n bytes are across. */
+static int vaai_copy_file_range(struct vaai_copy_job *job, loff_t spos,
+				loff_t dpos, loff_t n, unsigned int flags)
+{
+	struct vaai_copy_locks l;
+	int err = 0;
+
+	vaai_copy_lock_both(job, spos, dpos, n, &l);
+	while (n) {
+		ssize_t ret = vfs_copy_file_range(job->src->file, spos,
+						  job->dst->file, dpos, n, flags);
+
+		if (ret <= 0) {
+			/* 0: past the end, but the LUN lies inside the file */
+			err = ret ? ret : -EIO;
+			break;
+		}
+		spos += ret;
+		dpos += ret;
+		n -= ret;
+		vaai_copy_progress(job->xc, ret);
+	}
+	vaai_copy_unlock_both(&l);
+	return err;
+}
+
+static int vaai_copy_bounce(struct vaai_copy_job *job, loff_t spos,
+			    loff_t dpos, size_t n, struct bio_vec *bv)
 {
 	unsigned int pages = DIV_ROUND_UP(n, PAGE_SIZE);
-	loff_t spos = job->src_pos + off, dpos = job->dst_pos + off;
 	struct vaai_range r;
 	int ret;
 
@@ -80,6 +169,8 @@ static int vaai_copy_chunk(struct vaai_copy_job *job, loff_t off, size_t n,
 	ret = job->dst->store->xfer_bvec(job->dst, true, dpos, bv, pages, n,
 					 false);
 	vaai_range_unlock(&job->dst->rlock, &r);
+	if (!ret)
+		vaai_copy_progress(job->xc, n);
 	return ret;
 }
 
@@ -88,27 +179,46 @@ static void vaai_copy_loop(struct vaai_copy_job *job, struct bio_vec *bv)
 {
 	for (;;) {
 		s64 taken;
+		loff_t off;
 		size_t n;
 		int ret;
 
 		if (atomic_read(&job->error))
 			return;
-		if (vaai_copy_stopped(job->xc->cmd)) {
-			atomic_cmpxchg(&job->error, 0, -EINTR);
+		ret = vaai_copy_check(job);
+		if (ret) {
+			atomic_cmpxchg(&job->error, 0, ret);
 			return;
 		}
 		taken = atomic64_fetch_add(VAAI_COPY_CHUNK, &job->next);
 		if (taken >= job->len)
 			return;
 		n = min_t(loff_t, VAAI_COPY_CHUNK, job->len - taken);
-		ret = vaai_copy_chunk(job, job->backward ? job->len - taken - n :
-					   taken, n, bv);
+		off = job->backward ? job->len - taken - n : taken;
+		if (job->how == VAAI_COPY_SPLICE)
+			ret = vaai_copy_file_range(job, job->src_pos + off,
+						   job->dst_pos + off, n,
+						   COPY_FILE_SPLICE);
+		else
+			ret = vaai_copy_bounce(job, job->src_pos + off,
+					       job->dst_pos + off, n, bv);
 		if (ret) {
 			atomic_cmpxchg(&job->error, 0, ret);
 			return;
 		}
-		vaai_copy_progress(job->xc, n);
 	}
+}
+
+/* A bounce worker's buffer, or none for a splice; false: out of memory. */
+static bool vaai_copy_buffer(struct vaai_copy_job *job, struct bio_vec **bv,
+			     unsigned int *nr)
+{
+	*bv = NULL;
+	*nr = 0;
+	if (job->how == VAAI_COPY_SPLICE)
+		return true;
+	*bv = vaai_pages_alloc(VAAI_COPY_CHUNK, nr);
+	return *bv != NULL;
 }
 
 /* A helper worker: without a buffer it leaves its share to the others. */
@@ -116,13 +226,63 @@ static void vaai_copy_worker_fn(struct work_struct *work)
 {
 	struct vaai_copy_worker *w = container_of(work, struct vaai_copy_worker,
 						  work);
+	struct bio_vec *bv;
 	unsigned int nr;
-	struct bio_vec *bv = vaai_pages_alloc(VAAI_COPY_CHUNK, &nr);
 
-	if (!bv)
+	if (!vaai_copy_buffer(w->job, &bv, &nr))
 		return;
 	vaai_copy_loop(w->job, bv);
-	vaai_pages_free(bv, nr);
+	if (bv)
+		vaai_pages_free(bv, nr);
+}
+
+static int vaai_copy_chunked(struct vaai_copy_job *job)
+{
+	struct vaai_copy_worker w[VAAI_COPY_WORKERS - 1];
+	unsigned int i, nr, helpers = 0;
+	struct bio_vec *bv;
+
+	if (!vaai_copy_buffer(job, &bv, &nr))
+		return -ENOMEM;
+	if (!job->serial)
+		helpers = min_t(loff_t, VAAI_COPY_WORKERS - 1,
+				DIV_ROUND_UP(job->len, VAAI_COPY_CHUNK) - 1);
+	for (i = 0; i < helpers; i++) {
+		INIT_WORK_ONSTACK(&w[i].work, vaai_copy_worker_fn);
+		w[i].job = job;
+		vaai_queue_copy(&w[i].work);
+	}
+	vaai_copy_loop(job, bv);
+	/* a helper that has not started has nothing left to do */
+	for (i = 0; i < helpers; i++) {
+		cancel_work_sync(&w[i].work);
+		destroy_work_on_stack(&w[i].work);
+	}
+	if (bv)
+		vaai_pages_free(bv, nr);
+	return atomic_read(&job->error);
+}
+
+/*
+ * Shared extents, in steps; *done is what got across.  Before anything
+ * did, an error that means "not this way" lets the caller bounce instead.
+ */
+static int vaai_copy_clone(struct vaai_copy_job *job, loff_t *done)
+{
+	*done = 0;
+	while (*done < job->len) {
+		loff_t n = min(VAAI_COPY_CLONE_STEP, job->len - *done);
+		int ret = vaai_copy_check(job);
+
+		if (ret)
+			return ret;
+		ret = vaai_copy_file_range(job, job->src_pos + *done,
+					   job->dst_pos + *done, n, 0);
+		if (ret)
+			return ret;
+		*done += n;
+	}
+	return 0;
 }
 
 static bool vaai_copy_overlap(struct vaai_copy_job *job)
@@ -132,86 +292,47 @@ static bool vaai_copy_overlap(struct vaai_copy_job *job)
 	       job->dst_pos < job->src_pos + job->len;
 }
 
-static int vaai_copy_chunked(struct vaai_copy_job *job)
+static enum vaai_copy_how vaai_copy_choose(struct vaai_copy_job *job)
 {
-	struct vaai_copy_worker w[VAAI_COPY_WORKERS - 1];
-	unsigned int i, nr, helpers = 0;
-	struct bio_vec *bv;
+	struct file *in = job->src->file, *out = job->dst->file;
 
-	bv = vaai_pages_alloc(VAAI_COPY_CHUNK, &nr);
-	if (!bv)
-		return -ENOMEM;
-	if (!vaai_copy_overlap(job))
-		helpers = min_t(loff_t, VAAI_COPY_WORKERS - 1,
-				DIV_ROUND_UP(job->len, VAAI_COPY_CHUNK) - 1);
-	for (i = 0; i < helpers; i++) {
-		INIT_WORK_ONSTACK(&w[i].work, vaai_copy_worker_fn);
-		w[i].job = job;
-		vaai_queue_work(&w[i].work);
-	}
-	vaai_copy_loop(job, bv);
-	/* a helper that has not started has nothing left to do */
-	for (i = 0; i < helpers; i++) {
-		cancel_work_sync(&w[i].work);
-		destroy_work_on_stack(&w[i].work);
-	}
-	vaai_pages_free(bv, nr);
-	return atomic_read(&job->error);
-}
-
-/*
- * File to file through the file systems; *done is what got copied.  Errors
- * that mean "not this way" before anything was copied let the caller fall
- * back to chunks.
- */
-static int vaai_copy_clone(struct vaai_copy_job *job, loff_t *done)
-{
-	struct vaai_dev *src = job->src, *dst = job->dst;
-
-	*done = 0;
-	while (*done < job->len) {
-		loff_t n = min(VAAI_COPY_CLONE_STEP, job->len - *done);
-		loff_t dpos = job->dst_pos + *done;
-		struct vaai_range r;
-		ssize_t ret;
-
-		if (vaai_copy_stopped(job->xc->cmd))
-			return -EINTR;
-		vaai_range_lock(&dst->rlock, &r, dpos, dpos + n, false);
-		ret = vfs_copy_file_range(src->file, job->src_pos + *done,
-					  dst->file, dpos, n, 0);
-		vaai_range_unlock(&dst->rlock, &r);
-		if (ret < 0)
-			return ret;
-		if (ret == 0)		/* the LUN lies inside the file */
-			return -EIO;
-		*done += ret;
-		vaai_copy_progress(job->xc, ret);
-	}
-	return 0;
+	if (job->src->store != &vaai_file_ops ||
+	    job->dst->store != &vaai_file_ops || vaai_copy_overlap(job))
+		return VAAI_COPY_BOUNCE;
+	if (in->f_op->remap_file_range &&
+	    file_inode(in)->i_sb == file_inode(out)->i_sb)
+		return VAAI_COPY_CLONE;
+	return VAAI_COPY_SPLICE;
 }
 
 static int vaai_copy_segment(struct vaai_xcopy *xc, const struct vaai_xseg *s)
 {
 	struct vaai_copy_job job = {
 		.xc = xc,
+		.csrc = &xc->cscd[s->src],
+		.cdst = &xc->cscd[s->dst],
 		.src = xc->cscd[s->src].vdev,
 		.dst = xc->cscd[s->dst].vdev,
 		.src_pos = s->src_pos,
 		.dst_pos = s->dst_pos,
 		.len = s->len,
 	};
-	loff_t done = 0;
-	int ret = -EOPNOTSUPP;
+	loff_t done;
+	int ret;
 
 	if (!job.len || (job.src == job.dst && job.src_pos == job.dst_pos))
 		return 0;
-	if (job.src->store == &vaai_file_ops && job.dst->store == &vaai_file_ops &&
-	    !vaai_copy_overlap(&job))
+	job.how = vaai_copy_choose(&job);
+	job.serial = vaai_copy_overlap(&job);
+	job.backward = job.serial && job.dst_pos > job.src_pos;
+	if (job.how == VAAI_COPY_CLONE) {
 		ret = vaai_copy_clone(&job, &done);
-	if (ret && !done && (ret == -EOPNOTSUPP || ret == -EXDEV ||
-			     ret == -EINVAL)) {
-		job.backward = vaai_copy_overlap(&job) && job.dst_pos > job.src_pos;
+		if (ret && !done && (ret == -EOPNOTSUPP || ret == -EXDEV ||
+				     ret == -EINVAL)) {
+			job.how = VAAI_COPY_BOUNCE;
+			ret = vaai_copy_chunked(&job);
+		}
+	} else {
 		ret = vaai_copy_chunked(&job);
 	}
 	if (!ret)
@@ -227,7 +348,7 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 {
 	struct vaai_dev *vdev = xc->vdev;
 	struct se_cmd *cmd = xc->cmd;
-	u8 key = COPY_ABORTED, asc = ASC_COPY_TARGET, ascq = ASCQ_DEVICE_FAILURE;
+	u8 status, key, asc, ascq;
 	unsigned int i;
 
 	for (i = 0; i < xc->nr_cscds; i++) {
@@ -242,37 +363,23 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 	}
 	vaai_cscd_release(xc);
 
-	switch (err) {
-	case 0:
-		key = 0;
-		break;
-	case -ENOSPC:
-	case -EDQUOT:
-		key = DATA_PROTECT;
-		asc = 0x27;
-		ascq = 0x07;		/* SPACE ALLOCATION FAILED WRITE PROTECT */
-		break;
-	case -EINTR:
-		key = ABORTED_COMMAND;
-		asc = 0;
-		ascq = 0;
-		break;
-	}
+	status = vaai_copy_errno_sense(err, &key, &asc, &ascq);
 	if (err) {
 		atomic64_inc(&vdev->stats.clone_failed);
-		pr_err_ratelimited("%s: EXTENDED COPY failed in segment %u: %d\n",
-				   vdev->dev.dev_group.cg_item.ci_name,
-				   xc->status->segs_done, err);
+		if (err != -EINTR)
+			pr_err_ratelimited("%s: EXTENDED COPY failed in segment %u: %d\n",
+					   vdev->dev.dev_group.cg_item.ci_name,
+					   xc->status->segs_done, err);
 	}
-	vaai_copy_status_end(vdev, xc->status, key, asc, ascq);
+	vaai_copy_status_end(vdev, xc->status, status, key, asc, ascq);
 	xc->status = NULL;
 	atomic_dec(&vdev->copies.nr_running);
 	kvfree(xc);
 
-	if (key)
+	if (status == SAM_STAT_CHECK_CONDITION)
 		vaai_cmd_complete_check(cmd, key, asc, ascq, -1, -1);
 	else
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		target_complete_cmd(cmd, status);
 }
 
 static void vaai_copy_work(struct work_struct *work)
@@ -292,5 +399,5 @@ static void vaai_copy_work(struct work_struct *work)
 void vaai_copy_start(struct vaai_xcopy *xc)
 {
 	INIT_WORK(&xc->work, vaai_copy_work);
-	vaai_queue_work(&xc->work);
+	vaai_queue_copy(&xc->work);
 }

@@ -7,14 +7,16 @@
  * to while it runs; with LIST ID USAGE 00b its outcome stays listed after
  * it ends, for the I_T nexus that sent it, until that nexus reads it: a
  * success through COPY STATUS, a failure through FAILED SEGMENT DETAILS.
- * At most VAAI_XCOPY_MAX_LISTED copies are listed per device; the oldest
- * finished one makes room for a new one.
+ * At most VAAI_XCOPY_MAX_LISTED copies are listed per device; the finished
+ * one listed first makes room for a new one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <scsi/scsi_proto.h>
+#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 
@@ -51,14 +53,27 @@ static void vaai_copies_drop(struct vaai_copies *cp, struct vaai_copy_status *st
 	kfree(st);
 }
 
+void vaai_copy_status_init(struct vaai_copy_status *st,
+			   const struct se_session *sess)
+{
+	st->sess = sess;
+	if (sess && sess->se_node_acl)
+		strscpy(st->initiator, sess->se_node_acl->initiatorname,
+			sizeof(st->initiator));
+	st->state = VAAI_COPY_RUNNING;
+}
+
 static struct vaai_copy_status *vaai_copies_find(struct vaai_copies *cp,
 						 const struct se_session *sess,
 						 u8 list_id)
 {
+	const char *initiator = sess && sess->se_node_acl ?
+				sess->se_node_acl->initiatorname : "";
 	struct vaai_copy_status *st;
 
 	list_for_each_entry(st, &cp->list, node)
-		if (st->sess == sess && st->list_id == list_id)
+		if (st->sess == sess && st->list_id == list_id &&
+		    !strcmp(st->initiator, initiator))
 			return st;
 	return NULL;
 }
@@ -98,20 +113,24 @@ out:
 	return ret;
 }
 
-/* The copy ended (key 0: successfully); st belongs to the list now, or is freed. */
+/*
+ * The copy ended with this SAM status (and sense, for CHECK CONDITION); st
+ * belongs to the list now, or is freed.
+ */
 void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
-			  u8 key, u8 asc, u8 ascq)
+			  u8 status, u8 key, u8 asc, u8 ascq)
 {
 	struct vaai_copies *cp = &vdev->copies;
 
-	if (key)
+	st->scsi_status = status;
+	if (status == SAM_STAT_CHECK_CONDITION)
 		st->sense_len = vaai_sense_fill(&vdev->dev, st->sense, key, asc, ascq);
 	if (!st->listed) {
 		kfree(st);
 		return;
 	}
 	spin_lock(&cp->lock);
-	st->state = key ? VAAI_COPY_FAILED : VAAI_COPY_DONE;
+	st->state = status == SAM_STAT_GOOD ? VAAI_COPY_DONE : VAAI_COPY_FAILED;
 	if (!st->hold)
 		vaai_copies_drop(cp, st);
 	spin_unlock(&cp->lock);
@@ -121,6 +140,15 @@ void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
 static void vaai_rcr_unknown_list(struct se_cmd *cmd)
 {
 	vaai_cmd_complete_bad_cdb(cmd, 2, -1);
+}
+
+/*
+ * Held results go once reported: unless the allocation length cut the
+ * answer short (SPC-4 6.18.1), so that a host can ask again for all of it.
+ */
+static bool vaai_rcr_reported(struct se_cmd *cmd, u32 len)
+{
+	return cmd->data_length >= len;
 }
 
 /* TRANSFER COUNT in the smallest unit it fits in 32 bits with (SPC-4 6.18.3). */
@@ -153,7 +181,8 @@ static sense_reason_t vaai_rcr_copy_status(struct se_cmd *cmd)
 	buf[4] = st->state;		/* HDD 0: we hold no data */
 	put_unaligned_be16(READ_ONCE(st->segs_done), &buf[5]);
 	vaai_rcr_transfer_count(atomic64_read(&st->bytes_done), &buf[7], &buf[8]);
-	if (st->state == VAAI_COPY_DONE)
+	if (st->state == VAAI_COPY_DONE &&
+	    vaai_rcr_reported(cmd, VAAI_RCR_STATUS_LEN))
 		vaai_copies_drop(cp, st);
 	spin_unlock(&cp->lock);
 
@@ -178,10 +207,11 @@ static sense_reason_t vaai_rcr_failed_segs(struct se_cmd *cmd)
 	if (st->state == VAAI_COPY_FAILED) {
 		len = VAAI_RCR_FAILED_LEN + st->sense_len;
 		put_unaligned_be32(len - 4, &buf[0]);
-		buf[56] = SAM_STAT_CHECK_CONDITION;	/* COPY COMMAND STATUS */
+		buf[56] = st->scsi_status;	/* COPY COMMAND STATUS */
 		put_unaligned_be16(st->sense_len, &buf[58]);
 		memcpy(&buf[60], st->sense, st->sense_len);
-		vaai_copies_drop(cp, st);
+		if (vaai_rcr_reported(cmd, len))
+			vaai_copies_drop(cp, st);
 	}
 	spin_unlock(&cp->lock);
 
@@ -202,7 +232,7 @@ static sense_reason_t vaai_rcr_op_params(struct se_cmd *cmd)
 	put_unaligned_be32(VAAI_XCOPY_MAX_SEG_BYTES, &buf[16]);
 	/* MAXIMUM INLINE DATA LENGTH, HELD DATA LIMIT, stream size: 0 */
 	put_unaligned_be16(VAAI_XCOPY_MAX_RUNNING, &buf[34]);
-	buf[36] = VAAI_XCOPY_MAX_LISTED;	/* MAXIMUM CONCURRENT COPIES */
+	buf[36] = VAAI_XCOPY_MAX_RUNNING;	/* MAXIMUM CONCURRENT COPIES */
 	buf[37] = ilog2(cmd->se_dev->dev_attrib.block_size);
 	buf[43] = 2;			/* IMPLEMENTED DESCRIPTOR LIST LENGTH */
 	buf[44] = VAAI_SEG_B2B;
@@ -215,7 +245,6 @@ static sense_reason_t vaai_rcr_op_params(struct se_cmd *cmd)
 sense_reason_t vaai_rcr_parse(struct se_cmd *cmd)
 {
 	u8 *cdb = cmd->t_task_cdb;
-	sense_reason_t ret;
 
 	if (!cmd->se_dev->dev_attrib.emulate_3pc)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
@@ -232,6 +261,5 @@ sense_reason_t vaai_rcr_parse(struct se_cmd *cmd)
 	default:
 		return TCM_INVALID_CDB_FIELD;
 	}
-	ret = vaai_cdb_size_check(cmd, get_unaligned_be32(&cdb[10]), false);
-	return ret;
+	return vaai_cdb_size_check(cmd, get_unaligned_be32(&cdb[10]), false);
 }

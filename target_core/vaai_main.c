@@ -27,10 +27,15 @@ void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io))
 	queue_work(vaai_wq, &io->work);
 }
 
-/* Other long work of ours (copies) runs there too. */
-void vaai_queue_work(struct work_struct *work)
+/*
+ * EXTENDED COPY runs for long, on its own queue: it must not hold up
+ * READ/WRITE work, nor the rescuer of the memory-reclaim queue above.
+ */
+static struct workqueue_struct *vaai_copy_wq;
+
+void vaai_queue_copy(struct work_struct *work)
 {
-	queue_work(vaai_wq, work);
+	queue_work(vaai_copy_wq, work);
 }
 
 static int vaai_attach_hba(struct se_hba *hba, u32 host_id)
@@ -173,12 +178,19 @@ static int __init vaai_init(void)
 		ret = -ENOMEM;
 		goto out_stats_exit;
 	}
+	vaai_copy_wq = alloc_workqueue("vaai_copy", WQ_UNBOUND, 0);
+	if (!vaai_copy_wq) {
+		ret = -ENOMEM;
+		goto out_destroy_wq;
+	}
 
 	ret = transport_backend_register(&vaai_backend_ops);
 	if (ret)
-		goto out_destroy_wq;
+		goto out_destroy_copy_wq;
 	return 0;
 
+out_destroy_copy_wq:
+	destroy_workqueue(vaai_copy_wq);
 out_destroy_wq:
 	destroy_workqueue(vaai_wq);
 out_stats_exit:
@@ -191,6 +203,7 @@ out_cache_exit:
 static void __exit vaai_exit(void)
 {
 	target_backend_unregister(&vaai_backend_ops);
+	destroy_workqueue(vaai_copy_wq);
 	destroy_workqueue(vaai_wq);
 	/* vaai_free_rcu() callbacks must have run before the cache goes. */
 	rcu_barrier();

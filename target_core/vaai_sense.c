@@ -32,6 +32,15 @@ static const struct vaai_sense vaai_sense_write_error = {
 static const struct vaai_sense vaai_sense_read_error = {
 	MEDIUM_ERROR, 0x11, 0x00 /* UNRECOVERED READ ERROR */
 };
+static const struct vaai_sense vaai_sense_aborted = {
+	ABORTED_COMMAND, 0x00, 0x00 /* NO ADDITIONAL SENSE INFORMATION */
+};
+static const struct vaai_sense vaai_sense_copy_failed = {
+	COPY_ABORTED, 0x0d, 0x01 /* THIRD PARTY DEVICE FAILURE */
+};
+static const struct vaai_sense vaai_sense_copy_unreachable = {
+	COPY_ABORTED, 0x0d, 0x02 /* COPY TARGET DEVICE NOT REACHABLE */
+};
 
 /*
  * Descriptor-format sense when an LBA may not fit the 32-bit INFORMATION
@@ -164,6 +173,44 @@ void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size)
 
 	sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents, buf, len);
 	target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, len);
+}
+
+/*
+ * How an EXTENDED COPY that failed while copying is answered: the SAM
+ * status, and for CHECK CONDITION the sense.  SPC-4 6.4 reports the errors
+ * of a copy target as COPY ABORTED; a full thin destination stays DATA
+ * PROTECT / SPACE ALLOCATION FAILED, which is what a host acts on.
+ */
+u8 vaai_copy_errno_sense(int err, u8 *key, u8 *asc, u8 *ascq)
+{
+	const struct vaai_sense *s;
+
+	*key = *asc = *ascq = 0;
+	switch (err) {
+	case 0:
+		return SAM_STAT_GOOD;
+	case -ENOMEM:
+		return SAM_STAT_TASK_SET_FULL;
+	case -EBUSY:
+		return SAM_STAT_RESERVATION_CONFLICT;
+	case -EINTR:
+		s = &vaai_sense_aborted;
+		break;
+	case -ENODEV:
+		s = &vaai_sense_copy_unreachable;
+		break;
+	case -ENOSPC:
+	case -EDQUOT:
+		s = &vaai_sense_no_space;
+		break;
+	default:
+		s = &vaai_sense_copy_failed;
+		break;
+	}
+	*key = s->key;
+	*asc = s->asc;
+	*ascq = s->ascq;
+	return SAM_STAT_CHECK_CONDITION;
 }
 
 /*

@@ -20,7 +20,6 @@
 #include "vaai.h"
 
 #define VAAI_VPD_SUPPORTED	0x00
-#define VAAI_VPD_TPC		0x8f
 #define VAAI_VPD_BL		0xb0
 #define VAAI_VPD_BL_LEN		64
 #define VAAI_VPD_LBP		0xb2

@@ -8,10 +8,10 @@
 
 #include <linux/log2.h>
 #include <scsi/scsi_proto.h>
+#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 
-#define VAAI_VPD_TPC		0x8f
 #define VAAI_VPD_TPC_MAX	128
 
 /* Third-party copy descriptor types (SPC-4 7.8.17.1). */
@@ -76,11 +76,12 @@ sense_reason_t vaai_vpd_tpc_execute(struct se_cmd *cmd)
 	d = off + 4;
 	off = vaai_tpc_desc(buf, off, VAAI_TPC_GENERAL, 0x20);
 	put_unaligned_be32(VAAI_XCOPY_MAX_RUNNING, &buf[d]);
-	put_unaligned_be32(VAAI_XCOPY_MAX_LISTED, &buf[d + 4]);
+	put_unaligned_be32(VAAI_XCOPY_MAX_RUNNING, &buf[d + 4]);
 	put_unaligned_be32(VAAI_XCOPY_MAX_SEG_BYTES, &buf[d + 8]);
 	buf[d + 12] = ilog2(dev->dev_attrib.block_size);
 
-	BUILD_BUG_ON(4 + 16 + 32 + 8 + 8 + 36 > VAAI_VPD_TPC_MAX);
+	if (WARN_ON_ONCE(off > sizeof(buf)))
+		return TCM_LOGICAL_UNIT_COMMUNICATION_FAILURE;
 	put_unaligned_be16(off - 4, &buf[2]);
 	vaai_cmd_complete_data(cmd, buf, off);
 	return TCM_NO_SENSE;

@@ -13,24 +13,29 @@
 #include <linux/scatterlist.h>
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_common.h>
+#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 
 #define VAAI_XCOPY_SA_LID1	0x00
 
 /* Additional sense codes (SPC-4 annex D) the parser answers with. */
-#define ASC_INVALID_PARAM	0x26
+#define ASC_PARAM_LIST_LENGTH	0x1a	/* PARAMETER LIST LENGTH ERROR */
+#define ASC_LBA_OUT_OF_RANGE	0x21
+#define ASC_INVALID_PARAM	0x26	/* INVALID FIELD IN PARAMETER LIST, and: */
 #define ASCQ_TOO_MANY_CSCDS	0x06
 #define ASCQ_BAD_CSCD_TYPE	0x07
 #define ASCQ_TOO_MANY_SEGS	0x08
 #define ASCQ_BAD_SEG_TYPE	0x09
+#define ASCQ_INEXACT_SEGMENT	0x0a
 #define ASCQ_INLINE_TOO_LONG	0x0b
 #define ASC_COPY_TARGET		0x0d
-#define ASCQ_NOT_REACHABLE	0x02
-#define ASCQ_INEXACT_SEGMENT	0x04
+#define ASCQ_NOT_REACHABLE	0x02	/* COPY TARGET DEVICE NOT REACHABLE */
+#define ASC_OP_IN_PROGRESS	0x00
+#define ASCQ_OP_IN_PROGRESS	0x16
 
 static const struct vaai_xerr vaai_xerr_length = {
-	ILLEGAL_REQUEST, 0x1a, 0x00, -1, -1	/* PARAMETER LIST LENGTH ERROR */
+	ILLEGAL_REQUEST, ASC_PARAM_LIST_LENGTH, 0x00, -1, -1
 };
 
 static struct vaai_xerr vaai_xerr_field(u8 asc, u8 ascq, int field, int bit)
@@ -87,6 +92,9 @@ static struct vaai_xerr vaai_xcopy_cscds(struct vaai_xcopy *xc, const u8 *p,
 		if (xc->nr_cscds == VAAI_XCOPY_MAX_CSCDS)
 			return vaai_xerr_field(ASC_INVALID_PARAM, ASCQ_TOO_MANY_CSCDS,
 					       2, -1);
+		/* LU ID TYPE other than 00b: not a LUN we can name */
+		if (d[1] & 0xc0)
+			return vaai_xerr_field(ASC_INVALID_PARAM, 0x00, off + 1, 7);
 		/* NUL set: a null device, which we do not emulate */
 		if (d[1] & 0x20)
 			return vaai_xerr_field(ASC_INVALID_PARAM, 0x00, off + 1, 5);
@@ -108,11 +116,11 @@ static struct vaai_xerr vaai_xcopy_cscds(struct vaai_xcopy *xc, const u8 *p,
 static struct vaai_xerr vaai_xcopy_side(struct vaai_cscd *c, u64 lba, u64 bytes,
 					int field, loff_t *pos)
 {
-	u32 bs = c->vdev->dev.dev_attrib.block_size;
-	u64 nr = c->vdev->dev.transport->get_blocks(&c->vdev->dev) + 1;
+	struct se_device *dev = &c->vdev->dev;
+	u32 bs = dev->dev_attrib.block_size;
 
-	if (lba >= nr || bytes / bs > nr - lba)
-		return vaai_xerr_field(0x21, 0x00, field, -1);	/* LBA OUT OF RANGE */
+	if (!vaai_dev_range_ok(dev, lba, bytes / bs))
+		return vaai_xerr_field(ASC_LBA_OUT_OF_RANGE, 0x00, field, -1);
 	*pos = lba * bs;
 	return VAAI_XERR_OK;
 }
@@ -147,7 +155,9 @@ static struct vaai_xerr vaai_xcopy_b2b(struct vaai_xcopy *xc, const u8 *d,
 	nblocks = get_unaligned_be16(&d[10]);
 	bytes = (u64)nblocks * (d[1] & 0x02 ? dbs : sbs);
 	if (bytes % sbs || bytes % dbs)
-		return vaai_xerr_copy(ASCQ_INEXACT_SEGMENT);
+		return vaai_xerr_field(ASC_INVALID_PARAM, ASCQ_INEXACT_SEGMENT,
+				       off + 10, -1);
+	/* cannot trigger with 16-bit counts of 4 KiB blocks; keeps it true */
 	if (bytes > VAAI_XCOPY_MAX_SEG_BYTES)
 		return vaai_xerr_field(ASC_INVALID_PARAM, 0x00, off + 10, -1);
 
@@ -256,7 +266,7 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 	}
 	xc->cmd = cmd;
 	xc->vdev = vdev;
-	xc->status->sess = cmd->se_sess;
+	vaai_copy_status_init(xc->status, cmd->se_sess);
 	xc->status->state = VAAI_COPY_RUNNING;
 
 	if (sg_copy_to_buffer(cmd->t_data_sg, cmd->t_data_nents, list, len) != len)
@@ -286,7 +296,9 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 			atomic_dec(&vdev->copies.nr_running);
 			if (ret == -EBUSY) {
 				/* that list identifier is running: OPERATION IN PROGRESS */
-				vaai_xcopy_refuse(xc, vaai_xerr_field(0x00, 0x16, 0, -1));
+				vaai_xcopy_refuse(xc, vaai_xerr_field(ASC_OP_IN_PROGRESS,
+								      ASCQ_OP_IN_PROGRESS,
+								      0, -1));
 				return TCM_NO_SENSE;
 			}
 			vaai_xcopy_free(xc);

@@ -62,13 +62,20 @@ struct vaai_xseg {
  */
 struct vaai_copy_status {
 	struct list_head node;
-	const struct se_session *sess;	/* the I_T nexus that sent it */
+	/*
+	 * The I_T nexus that sent it: the session, and its initiator's name,
+	 * so that a session allocated later at the same address by another
+	 * initiator does not see it.
+	 */
+	const struct se_session *sess;
+	char initiator[TRANSPORT_IQN_LEN];
 	u8 list_id;
 	bool listed;			/* has a list identifier */
 	bool hold;			/* ... and is kept once done */
 	u8 state;			/* VAAI_COPY_* */
 	u16 segs_done;
 	atomic64_t bytes_done;
+	u8 scsi_status;			/* of a failed copy */
 	u8 sense_len;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 };
@@ -99,8 +106,10 @@ bool vaai_cscd_reserved(struct se_cmd *cmd, struct vaai_cscd *c);
 void vaai_copy_start(struct vaai_xcopy *xc);
 
 /* vaai_copy_results.c */
+void vaai_copy_status_init(struct vaai_copy_status *st,
+			   const struct se_session *sess);
 int vaai_copy_status_add(struct vaai_dev *vdev, struct vaai_copy_status *st);
 void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
-			  u8 key, u8 asc, u8 ascq);
+			  u8 status, u8 key, u8 asc, u8 ascq);
 
 #endif /* VAAI_XCOPY_H */

@@ -106,6 +106,21 @@ def demo(workdir):
             return 1
         print("backing file: %d bytes allocated of %d" % (allocated(image), so.size))
 
+        step("full copy over iSCSI: EXTENDED COPY of those 4 MiB within the LUN")
+        out = run("sg_vpd", "-p", "tpc", iscsi_disk, show=False)
+        print("\n".join(l for l in out.splitlines()
+                        if "xtended copy" in l or "descriptor count" in l))
+        run("sg_xcopy", "if=" + iscsi_disk, "of=" + iscsi_disk, "bs=512",
+            "skip=%d" % (256 * MiB // 512), "seek=%d" % (512 * MiB // 512),
+            "count=%d" % (4 * MiB // 512))
+        copied = read_direct(loop_disk, 512 * MiB, len(data)) == data
+        print("copy read back over tcm_loop: %s" % ("verified" if copied else "MISMATCH"))
+        for name in ("clone_read", "clone_write", "clone_read_bytes"):
+            with open(os.path.join(so.path, "attrib", "stats_" + name)) as f:
+                print("attrib/stats_%s = %s" % (name, f.read().strip()))
+        if not copied:
+            return 1
+
         step("thin provisioning over iSCSI: VPD, WRITE SAME, UNMAP, GET LBA STATUS")
         out = run("sg_vpd", "-p", "lbpv", iscsi_disk, show=False)
         print("\n".join(l for l in out.splitlines() if "LBP" in l))

@@ -39,7 +39,7 @@ def test_operating_parameters(make_lun):
     assert (max_cscds, max_segs, max_desc) == (32, 256, 32 * 32 + 256 * 28)
     assert (max_seg_len, max_inline, held) == (256 * MiB, 0, 0)
     assert struct.unpack(">H", d[34:36])[0] == 32        # TOTAL CONCURRENT COPIES
-    assert d[36] == 64
+    assert d[36] == 32                                   # MAXIMUM CONCURRENT COPIES
     assert 1 << d[37] == 4096                            # DATA SEGMENT GRANULARITY
     assert list(d[44:44 + d[43]]) == [0x02, 0xE4]
     out = sh("sg_copy_results", "--params", lun.sg)
@@ -61,6 +61,9 @@ def test_held_copy_reports_completion_once(lun):
     p = xcopy_list([cscd(lun)], [seg_b2b(0, 0, 1024, 0, 4096), seg_b2b(0, 0, 1024, 0, 8192)],
                    list_id=7, usage=HOLD)
     expect_good(xcopy(lun.sg, p))
+    # an answer cut short by the allocation length does not count as read
+    cut = expect_good(receive_copy_results(lun.sg, COPY_STATUS, 7, alloc_len=6)).data
+    assert len(cut) == 6 and cut[4] == 1
     st = copy_status(lun, 7)
     assert st == {"state": 1, "hdd": 0, "segments": 2, "bytes": 2 * 1024 * 512}
     # reported: gone

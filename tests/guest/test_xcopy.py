@@ -25,7 +25,7 @@ BAD_SEG_TYPE = (0x26, 0x09)
 INLINE_TOO_LONG = (0x26, 0x0B)
 LBA_OUT_OF_RANGE = (0x21, 0x00)
 NOT_REACHABLE = (0x0D, 0x02)
-INEXACT_SEGMENT = (0x0D, 0x04)
+INEXACT_SEGMENT = (0x26, 0x0A)
 HDR = 16            # parameter list header
 CSCD = 32           # one identification descriptor
 
@@ -247,6 +247,14 @@ def test_unknown_naa(src_lun):
                                 [seg_b2b(1, 0, 64, 0, 2000)]), COPY_ABORTED, NOT_REACHABLE)
 
 
+def test_lu_id_type_other_than_lun(src_lun):
+    d = bytearray(cscd(src_lun))
+    d[1] |= 0x40                                    # LU ID TYPE 01b: proxy token
+    s = refused(src_lun, xcopy_list([bytes(d)], [good_seg()]),
+                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAM)
+    assert field_pointer(s) == (HDR + 1, 7)
+
+
 def test_not_a_block_device(src_lun):
     s = refused(src_lun, xcopy_list([cscd_e4(naa_of(src_lun.sg), 512, pdt=0x01)], [good_seg()]),
                 ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAM)
@@ -279,8 +287,9 @@ def test_destination_beyond_capacity(make_lun):
 def test_inexact_segment(make_lun):
     a = make_lun(size=16 * MiB)
     b = make_lun(size=16 * MiB, block_size=4096, beside=a)
-    refused(a, xcopy_list([cscd(a), cscd(b)], [seg_b2b(0, 1, 7, 0, 0)]),
-            COPY_ABORTED, INEXACT_SEGMENT, dest=(0, 8))
+    s = refused(a, xcopy_list([cscd(a), cscd(b)], [seg_b2b(0, 1, 7, 0, 0)]),
+                ILLEGAL_REQUEST, INEXACT_SEGMENT, dest=(0, 8))
+    assert field_pointer(s) == (HDR + 2 * CSCD + 10, None)
 
 
 def test_parameter_list_longer_than_reported_maximum(lun):
