@@ -61,10 +61,10 @@ demo: deps
 
 bench: deps
 	$(MAKE) module
-	tests/vm/run.py --kver $(KERNELRELEASE) --mem 4G --log build/vm/bench-console.log \
-		--timeout 2400 -- bench/guest-bench.sh
+	tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G --log build/vm/bench-console.log \
+		--timeout 3600 -- bench/guest-bench.sh
 	$(PYTHON) bench/report.py build/bench/results.json build/bench/thin.json \
-		build/bench/caw.json \
+		build/bench/caw.json build/bench/clone.json \
 		docs/benchmarks.md
 
 serve: deps

@@ -1,7 +1,7 @@
-"""Render bench results (JSON from guest_bench.py, guest_thin.py and
-guest_caw.py) as docs/benchmarks.md.
+"""Render bench results (JSON from guest_bench.py, guest_thin.py,
+guest_caw.py and guest_clone.py) as docs/benchmarks.md.
 
-    report.py RESULTS.json THIN.json CAW.json OUT.md
+    report.py RESULTS.json THIN.json CAW.json [CLONE.json] OUT.md
 """
 import json
 import sys
@@ -18,8 +18,15 @@ the point.
 
     make bench
 
-boots the VM once (`tests/vm/run.py`), runs `bench/guest_bench.py` inside it
-and renders this page with `bench/report.py` from `build/bench/results.json`.
+boots the VM once (`tests/vm/run.py`, 12 GiB of guest memory for the RAM
+disks), runs `bench/guest-bench.sh` inside it (data path, thin provisioning,
+ATS, full copy: about 40 minutes here) and renders this page with
+`bench/report.py` from `build/bench/*.json`. One part alone, e.g. the full
+copy: `tests/vm/run.py --mem 12G -- /usr/bin/python3 bench/guest_clone.py
+build/bench/clone.json`, then `bench/report.py` as the Makefile runs it.
+The data-path, thin and ATS sections below were measured in one boot, the
+full-copy section in a later one (its date is given); ours and LIO are
+always in the same boot.
 
 ## Method
 
@@ -134,24 +141,118 @@ def render_caw(data):
     return CAW + "\n".join(rows) + "\n" + writer
 
 
-def render(data, thin, caw):
+CLONE = """
+## Full copy: EXTENDED COPY
+
+`bench/guest_clone.py`, measured {date} (kernel {kernel}), ours and LIO in
+the same boot. For each file system on a RAM disk (XFS
+made with `-m reflink=1`, and ext4) and each clone size, a source file is
+filled with data that is neither zero nor repeating (a random MiB, every
+512-byte block stamped with its number), then copied over tcm_loop:
+
+- **across**: from a LUN on the source file to a LUN on a new sparse file of
+  the same size, both LUNs in one target (ours and LIO alike only accept
+  LUNs of the I_T nexus the command came on);
+- **within**: from the first half of a LUN to its empty second half.
+
+**ours** and **LIO** get one EXTENDED COPY (LID1) per 4 or 16 MiB (the
+command size), one at a time, sent to the source LUN, each with two
+identification CSCD descriptors and one block-to-block segment, as ESXi
+sends them. LIO is `target_core_file` (write_back=0, XCOPY on by default),
+which copies with its own READs and WRITEs of up to 8 MiB, one at a time.
+Ours hands the copy to the file system (`vfs_copy_file_range`): XFS shares
+the extents (reflink); ext4 cannot, so the kernel splices page cache to page
+cache, 1 MiB chunks four at a time (docs/xcopy.md). **host** is the copy
+without the offload, on our LUNs: `dd iflag=direct oflag=direct bs={host_mib}M`
+from one /dev/sdX to the other (or to the second half of the same one),
+timed once per copy and shown beside both command sizes.
+
+Before each copy the destination range is punched out and the page cache
+dropped; the time runs from the first command to the last GOOD plus a
+`syncfs` of the backing file system, so every side is timed to a durable
+copy (write cache off on both). Each destination is then compared block for
+block with the source; a wrong copy fails the run instead of being timed.
+Ratios are LIO's (or the host's) seconds over ours: higher is better for
+ours. New space: how much the file system's used space grew with the copy
+(statfs); shared: how much of the destination range FIEMAP flags as shared
+extents. (The destination file's `st_blocks` grows by the full size either
+way: a shared extent counts in both files.)
+
+| fs | size | copy | command | seconds ours | seconds LIO | LIO/ours | seconds host | host/ours | new space ours | new space LIO | shared ours | shared LIO |
+|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+"""
+
+
+def size_label(n):
+    return "%d GiB" % (n >> 30) if n >= 1 << 30 and n % (1 << 30) == 0 else mib(n)
+
+
+def _get(m, key):
+    """A measured value, or None where the side was not measured or failed."""
+    return None if not m or "error" in m else m[key]
+
+
+def _secs(m):
+    if m and "error" in m:
+        return "failed"
+    v = _get(m, "seconds")
+    if v is None:
+        return "n/a"
+    return "%.2f" % v if v >= 0.1 else "%.3f" % v     # a reflink can take milliseconds
+
+
+def _bytes(m, key):
+    v = _get(m, key)
+    return "n/a" if v is None else mib(v)
+
+
+def render_clone(data):
+    res = data["results"]
+    host = {(r["fs"], r["size"], r["copy"]): r["ours"] for r in res if r["method"] == "host"}
+    rows = []
+    for r in res:
+        if r["method"] != "xcopy":
+            continue
+        o, l = r.get("ours"), r.get("lio")
+        h = host.get((r["fs"], r["size"], r["copy"]))
+        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["fs"], size_label(r["size"]), r["copy"], size_label(r["cmd_bytes"]),
+            _secs(o), _secs(l), ratio(_get(l, "seconds"), _get(o, "seconds")),
+            _secs(h), ratio(_get(h, "seconds"), _get(o, "seconds")),
+            _bytes(o, "fs_used"), _bytes(l, "fs_used"),
+            _bytes(o, "shared"), _bytes(l, "shared")))
+    m = data["meta"]
+    text = CLONE.format(host_mib=m.get("host_bs", 4 << 20) >> 20, date=m.get("date", "?"),
+                        kernel=m.get("kernel", "?")) + "\n".join(rows) + "\n"
+    skipped = m.get("skipped", [])
+    if skipped:
+        text += ("\nNot measured (a small run per file system first estimates the "
+                 "rest, which must fit in %d s of guest time and in its memory):\n\n"
+                 % m["budget_s"])
+        text += "".join("- %s, %s: %s\n" % (s["fs"], size_label(s["size"]), s["reason"])
+                        for s in skipped)
+    return text
+
+
+def render(data, thin, caw, clone=None):
     m = data["meta"]
     text = HEADER.format(cpus=m["cpus"], lun_mib=m["lun_bytes"] >> 20,
                          runtime=m["runtime_s"], rounds=m["rounds"],
                          date=m["date"], kernel=m["kernel"])
     return (text + "\n".join(row(r) for r in data["results"]) + "\n" +
-            render_thin(thin) + render_caw(caw))
+            render_thin(thin) + render_caw(caw) +
+            (render_clone(clone) if clone else ""))
 
 
 def main(argv):
-    with open(argv[1]) as f:
-        data = json.load(f)
-    with open(argv[2]) as f:
-        thin = json.load(f)
-    with open(argv[3]) as f:
-        caw = json.load(f)
-    with open(argv[4], "w") as f:
-        f.write(render(data, thin, caw))
+    if len(argv) not in (5, 6):
+        sys.exit(__doc__)
+    inputs = []
+    for path in argv[1:-1]:
+        with open(path) as f:
+            inputs.append(json.load(f))
+    with open(argv[-1], "w") as f:
+        f.write(render(*inputs))
     return 0
 
 

@@ -6,10 +6,12 @@ import struct
 
 import pytest
 
-from conftest import MiB, export_beside, sh
+from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
+
+from conftest import INITIATOR, MiB, export_beside, sh
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of, unexport
-from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, RESERVATION_CONFLICT,
+from scsi import (DATA_PROTECT, clear_unit_attention, ILLEGAL_REQUEST, RESERVATION_CONFLICT,
                   cdb_xcopy, cscd_e4, expect_good, expect_sense, naa_of,
                   read_blocks, seg_b2b, sg_io, write_blocks, xcopy, xcopy_list)
 
@@ -26,6 +28,7 @@ INLINE_TOO_LONG = (0x26, 0x0B)
 LBA_OUT_OF_RANGE = (0x21, 0x00)
 NOT_REACHABLE = (0x0D, 0x02)
 INEXACT_SEGMENT = (0x26, 0x0A)
+ACL_IQN = "iqn.2026-11.org.vaai:xcopy-acl"
 HDR = 16            # parameter list header
 CSCD = 32           # one identification descriptor
 
@@ -377,3 +380,38 @@ def test_out_of_space_mid_copy_is_space_allocation_failed(make_lun, small_fs):
     finally:
         unexport(so)
         so.delete()
+
+
+def test_lun_outside_the_initiators_acl_is_unreachable(make_lun):
+    """One iSCSI TPG holds A and B; this initiator's ACL maps only A, another
+    initiator's maps B.  Naming B by its NAA from A's session must not reach
+    it, in either direction (the scenario of CVE-2020-28374)."""
+    a = make_lun(size=16 * MiB)
+    b = make_lun(size=16 * MiB)
+    secret = fill(b, 0, 64)
+    b_naa = cscd(b)
+    sh(INITIATOR, "start")
+    me = sh(INITIATOR, "name").strip()
+    target = Target(FabricModule("iscsi"), ACL_IQN)
+    try:
+        tpg = TPG(target, 1)
+        NetworkPortal(tpg, "127.0.0.1", 3260)
+        lun_a = LUN(tpg, 0, storage_object=a.so)
+        lun_b = LUN(tpg, 1, storage_object=b.so)
+        MappedLUN(NodeACL(tpg, me), 0, lun_a)
+        MappedLUN(NodeACL(tpg, "iqn.2026-11.org.vaai:someone-else"), 0, lun_b)
+        tpg.set_attribute("authentication", "0")
+        tpg.enable = True
+        sh(INITIATOR, "login", ACL_IQN)
+        try:
+            a_sg = sg_of(find_disk(a.so, "iscsi_tcp"))
+            clear_unit_attention(a_sg)
+            for seg in (seg_b2b(1, 0, 64, 0, 2000), seg_b2b(0, 1, 64, 0, 0)):
+                res = xcopy(a_sg, xcopy_list([cscd_e4(naa_of(a_sg), 512), b_naa], [seg]))
+                expect_sense(res, COPY_ABORTED, *NOT_REACHABLE)
+        finally:
+            sh(INITIATOR, "logout", ACL_IQN)
+    finally:
+        target.delete()
+    assert read(b, 0, 64) == secret
+    assert stat(b, "clone_read") == stat(b, "clone_write") == 0

@@ -49,3 +49,52 @@ def test_thin_table_reports_time_ratio_and_allocation():
     row = [l for l in text.splitlines() if l.startswith("| zero |")][0]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells == ["zero", "1.00", "8.00", "0.12", "0.50", "1024 MiB", "1024 MiB"]
+
+
+def copy(seconds, allocated, shared):
+    return {"seconds": seconds, "sync_seconds": 0.01, "allocated": allocated,
+            "mapped": allocated, "shared": shared, "fs_used": allocated - shared}
+
+
+GiB = 1 << 30
+CLONE = {"meta": {"budget_s": 600, "host_bs": 4 << 20,
+                  "skipped": [{"fs": "ext4", "size": 4 * GiB,
+                               "reason": "estimated 700 s, 90 s of the 600 s budget left"}]},
+         "results": [
+             {"fs": "xfs", "size": GiB, "copy": "across", "method": "xcopy",
+              "cmd_bytes": 4 << 20, "ours": copy(0.25, GiB, GiB), "lio": copy(20.0, GiB, 0)},
+             {"fs": "xfs", "size": GiB, "copy": "across", "method": "xcopy",
+              "cmd_bytes": 16 << 20, "ours": copy(0.5, GiB, GiB),
+              "lio": {"error": "expected GOOD, got status=0x02"}},
+             {"fs": "xfs", "size": GiB, "copy": "across", "method": "host",
+              "cmd_bytes": 4 << 20, "ours": copy(10.0, GiB, 0)}]}
+
+
+def clone_row(text, start):
+    row = [l for l in text.splitlines() if l.startswith(start)]
+    return [c.strip() for c in row[0].strip("|").split("|")]
+
+
+def test_clone_table_reports_ratios_host_and_sharing():
+    text = report.render(DATA, THIN, CAW, CLONE)
+    assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB |") == [
+        "xfs", "1 GiB", "across", "4 MiB", "0.25", "20.00", "80.00", "10.00", "40.00",
+        "0 MiB", "1024 MiB", "1024 MiB", "0 MiB"]
+
+
+def test_clone_failed_copy_is_never_a_time():
+    text = report.render(DATA, THIN, CAW, CLONE)
+    cells = clone_row(text, "| xfs | 1 GiB | across | 16 MiB |")
+    assert cells[4:7] == ["0.50", "failed", "n/a"]
+    assert cells[10] == "n/a"
+    # host rows feed the host column, they are not rows of their own
+    assert len([l for l in text.splitlines() if l.startswith("| xfs |")]) == 2
+
+
+def test_clone_skipped_points_say_why():
+    text = report.render(DATA, THIN, CAW, CLONE)
+    assert "- ext4, 4 GiB: estimated 700 s, 90 s of the 600 s budget left" in text
+
+
+def test_clone_section_optional():
+    assert "EXTENDED COPY" not in report.render(DATA, THIN, CAW)

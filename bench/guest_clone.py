@@ -1,0 +1,437 @@
+"""Full-copy (EXTENDED COPY) benchmarks inside the VM: our backend against
+upstream LIO fileio on the same file system, in the same boot, over tcm_loop.
+
+For each file system (XFS with reflink, ext4) on a RAM disk and each clone
+size, a source file of non-repeating data is copied
+  across   from a LUN on the source file to a LUN on a new sparse file
+  within   from the first half of a LUN to its (empty) second half
+with one EXTENDED COPY (LID1) per 4 MiB or 16 MiB, ESXi's sizes, by ours and
+by LIO; and as a host does without the offload: dd, 4 MiB direct READs and
+WRITEs over our LUNs.  Every copy is checked against the source afterwards.
+Reports seconds, what the copy added to the destination file's allocation,
+and how much of the destination shares extents with the source.
+
+A small run per file system comes first (--probe): it shows every path works
+before the long runs, and gives the estimates that keep the whole run within
+--budget seconds.  Points that would not fit, or not fit in memory, are
+skipped and the output says why.
+
+    guest_clone.py OUT.json [--sizes 1G,4G] [--fs xfs,ext4] [--cmds 4M,16M]
+                            [--budget 1500] [--probe 64M]
+"""
+import argparse
+import collections
+import contextlib
+import ctypes
+import fcntl
+import json
+import os
+import platform
+import random
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
+
+from rtslib_fb import FileIOStorageObject  # noqa: E402
+
+from scsi import (clear_unit_attention, cscd_e4, expect_good, naa_of,  # noqa: E402
+                  seg_b2b, xcopy, xcopy_list)
+from guestlib import drop_caches, fs_on_brd, sh  # noqa: E402
+from vaai import VaaiStorageObject  # noqa: E402
+from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
+from vaai.params import parse_size  # noqa: E402
+
+MiB = 1 << 20
+GiB = 1 << 30
+FS_MNT = "/run/vaai-clone"
+HOST_BS = 4 * MiB               # the host-side copy's READ and WRITE size
+MEM_HEADROOM = GiB              # guest memory left over beside the RAM disk
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE = 0x01, 0x02
+
+# FIEMAP (linux/fiemap.h): struct fiemap, then fm_extent_count extents
+FS_IOC_FIEMAP = 0xC020660B
+FIEMAP_FLAG_SYNC = 0x1
+FIEMAP_EXTENT_LAST, FIEMAP_EXTENT_SHARED = 0x1, 0x2000
+_FIEMAP = struct.Struct("=QQIIII")      # start, length, flags, mapped, count, reserved
+_EXTENT = struct.Struct("=QQQ16xI12x")  # logical, physical, length, flags
+
+
+class Miscompare(AssertionError):
+    pass
+
+
+class Pattern:
+    """What the source holds: one random MiB over and over, with the first 8
+    bytes of every 512-byte block replaced by the block's number.  Nothing is
+    zero, so no side gets a sparse source to copy, and no two blocks are
+    alike, so a block copied to the wrong place fails the check."""
+    CHUNK = MiB
+
+    def __init__(self, seed=1):
+        self.base = random.Random(seed).randbytes(self.CHUNK)
+
+    def chunk(self, offset):
+        """The CHUNK bytes at offset (a multiple of CHUNK) of the source."""
+        buf = bytearray(self.base)
+        n = self.CHUNK // 512
+        first = offset // 512
+        stamps = struct.pack("<%dQ" % n, *range(first, first + n))
+        for i in range(8):
+            buf[i::512] = stamps[i::8]
+        return buf
+
+    def write(self, path, size):
+        with open(path, "wb") as f:
+            for off in range(0, size, self.CHUNK):
+                f.write(self.chunk(off))
+            os.fsync(f.fileno())
+
+    def check(self, path, start, size):
+        """Miscompare unless path holds the source's first size bytes at start."""
+        got = bytearray(self.CHUNK)
+        with open(path, "rb", buffering=0) as f:
+            f.seek(start)
+            for off in range(0, size, self.CHUNK):
+                n = f.readinto(got)
+                want = self.chunk(off)
+                if n == self.CHUNK and got == want:
+                    continue
+                bad = next((i for i in range(0, self.CHUNK, 512)
+                            if got[i:i + 512] != want[i:i + 512]), 0)
+                held = struct.unpack_from("<Q", got, bad)[0]
+                what = ("source block %d" % held if held < size // 512 and
+                        got[bad + 8:bad + 512] == self.base[bad + 8:bad + 512]
+                        else "no source block")
+                raise Miscompare("%s: the block at byte %d should be source block %d, "
+                                 "holds %s" % (path, start + off + bad,
+                                               (off + bad) // 512, what))
+
+
+def punch(path, offset, length):
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        if _libc.fallocate(fd, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, offset, length):
+            err = ctypes.get_errno()
+            raise OSError(err, "punching %s: %s" % (path, os.strerror(err)))
+    finally:
+        os.close(fd)
+
+
+def syncfs(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if _libc.syncfs(fd):
+            err = ctypes.get_errno()
+            raise OSError(err, "syncfs %s: %s" % (path, os.strerror(err)))
+    finally:
+        os.close(fd)
+
+
+def fs_used(path):
+    st = os.statvfs(path)
+    return (st.f_blocks - st.f_bfree) * st.f_frsize
+
+
+def extent_bytes(path, start, length, batch=256):
+    """(bytes mapped, bytes in extents flagged shared) of path's range
+    [start, start + length), as FIEMAP reports them."""
+    end, pos = start + length, start
+    mapped = shared = 0
+    with open(path, "rb") as f:
+        while pos < end:
+            buf = bytearray(_FIEMAP.size + batch * _EXTENT.size)
+            _FIEMAP.pack_into(buf, 0, pos, end - pos, FIEMAP_FLAG_SYNC, 0, batch, 0)
+            fcntl.ioctl(f.fileno(), FS_IOC_FIEMAP, buf)
+            count = _FIEMAP.unpack_from(buf)[3]
+            if not count:
+                break
+            for i in range(count):
+                logical, _, size, flags = _EXTENT.unpack_from(
+                    buf, _FIEMAP.size + i * _EXTENT.size)
+                overlap = min(end, logical + size) - max(start, logical)
+                if overlap > 0:
+                    mapped += overlap
+                    if flags & FIEMAP_EXTENT_SHARED:
+                        shared += overlap
+                if flags & FIEMAP_EXTENT_LAST:
+                    return mapped, shared
+            pos = logical + size
+    return mapped, shared
+
+
+def mem_available():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def rd_bytes(size):
+    """The RAM disk for one size: source and destination, and room for the
+    file system's own (XFS log, ext4 journal)."""
+    return 2 * size + max(512 * MiB, size // 8)
+
+
+def label(n):
+    return "%d GiB" % (n // GiB) if n >= GiB and n % GiB == 0 else "%d MiB" % (n // MiB)
+
+
+class Layout:
+    """The files behind the LUNs of one kind of copy, and where it goes.
+
+    across: LUN 0 on the source file, LUN 1 on a new sparse file of the same
+    size.  within: one LUN on the source file grown to twice the size; the
+    copy goes from its first half to its second."""
+
+    def __init__(self, copy, src, size):
+        self.copy, self.src, self.size = copy, src, size
+        if copy == "across":
+            self.dst = os.path.join(os.path.dirname(src), "dst.img")
+            with open(self.dst, "wb") as f:
+                f.truncate(size)
+            self.files, self.dst_off = [src, self.dst], 0
+        else:
+            os.truncate(src, 2 * size)
+            self.files, self.dst, self.dst_off = [src], src, size
+
+    def close(self):
+        if self.copy == "across":
+            os.unlink(self.dst)
+        else:
+            os.truncate(self.src, self.size)
+
+
+Lun = collections.namedtuple("Lun", "disk sg naa block_size")
+
+
+@contextlib.contextmanager
+def exported(who, files):
+    """A LUN by who on each file, all in one tcm_loop target: one I_T nexus
+    sees them all, and that is where both ours and LIO look up the LUNs an
+    EXTENDED COPY names.  Write cache off on both sides."""
+    sos, wwn = [], None
+    try:
+        for i, path in enumerate(files):
+            name = "clone_%s_%d" % (who, i)
+            if who == "ours":
+                so = VaaiStorageObject(name, path=path)
+                sos.append(so)
+                so.set_attribute("emulate_write_cache", "0")
+            else:
+                # write_back=False: O_DSYNC, write cache reported off
+                so = FileIOStorageObject(name, dev=path, size=os.path.getsize(path))
+                sos.append(so)
+            lun = export_loopback(so, lun=i, wwn=wwn)
+            wwn = lun.parent_tpg.parent_target.wwn
+        luns = []
+        for so in sos:
+            disk = find_disk(so, "tcm_loopback")
+            sg = sg_of(disk)
+            # the LUNs added after it raised REPORTED LUNS DATA HAS CHANGED
+            clear_unit_attention(sg)
+            luns.append(Lun(disk, sg, naa_of(sg), int(so.get_attribute("block_size"))))
+        yield luns
+    finally:
+        for so in sos:
+            unexport(so)
+            so.delete()
+
+
+def xcopy_clone(luns, layout, cmd_bytes):
+    """The copy as ESXi sends it: one EXTENDED COPY per cmd_bytes, to the
+    source LUN, each naming source and destination by identification CSCD
+    descriptors and holding one block-to-block segment."""
+    src, dst = luns[0], luns[-1]
+    bs = src.block_size
+    per_cmd = cmd_bytes // bs
+    assert 0 < per_cmd <= 0xFFFF, "NUMBER OF BLOCKS is 16 bits: %d" % per_cmd
+    cscds = [cscd_e4(src.naa, bs), cscd_e4(dst.naa, dst.block_size)]
+    nblocks, dst_lba = layout.size // bs, layout.dst_off // bs
+    for lba in range(0, nblocks, per_cmd):
+        n = min(per_cmd, nblocks - lba)
+        expect_good(xcopy(src.sg, xcopy_list(cscds, [seg_b2b(0, 1, n, lba, dst_lba + lba)])))
+
+
+def host_copy(luns, layout):
+    """What a host does without the offload: read, then write, over the fabric."""
+    sh("dd", "if=%s" % luns[0].disk, "of=%s" % luns[-1].disk, "bs=%d" % HOST_BS,
+       "count=%d" % (layout.size // HOST_BS), "seek=%d" % (layout.dst_off // HOST_BS),
+       "iflag=direct", "oflag=direct", "conv=notrunc", "status=none")
+
+
+class Block:
+    """One file system and one size: every copy, by every side."""
+
+    def __init__(self, fs, size, cmds, pattern):
+        self.fs, self.size, self.cmds, self.pattern = fs, size, cmds, pattern
+        self.data_s = 0.0       # time that grows with the size: fill, copies, checks
+        self.errors = 0
+        self.xcopy, self.host = {}, {}
+
+    def measure(self, what, layout, copy):
+        """copy() onto an empty destination range, timed from a cold cache to
+        a durable result (syncfs included); then what it allocated, and
+        whether the destination equals the source."""
+        try:
+            punch(layout.dst, layout.dst_off, layout.size)
+            drop_caches()
+            blocks0, used0 = os.stat(layout.dst).st_blocks, fs_used(FS_MNT)
+            t0 = time.monotonic()
+            copy()
+            t1 = time.monotonic()
+            syncfs(FS_MNT)
+            t2 = time.monotonic()
+            mapped, shared = extent_bytes(layout.dst, layout.dst_off, layout.size)
+            out = {"seconds": t2 - t0, "sync_seconds": t2 - t1,
+                   "allocated": (os.stat(layout.dst).st_blocks - blocks0) * 512,
+                   "mapped": mapped, "shared": shared,
+                   "fs_used": fs_used(FS_MNT) - used0}
+            self.pattern.check(layout.dst, layout.dst_off, layout.size)
+            self.data_s += time.monotonic() - t0
+        except (AssertionError, OSError, subprocess.CalledProcessError) as e:
+            self.errors += 1
+            why = getattr(e, "stderr", None) or str(e)
+            print("%s: FAILED: %s" % (what, why.strip()), flush=True)
+            return {"error": why.strip()}
+        print("%s: %.2f s, allocated %s, shared %s" % (
+            what, out["seconds"], label(out["allocated"]), label(out["shared"])), flush=True)
+        return out
+
+    def run(self):
+        t0 = time.monotonic()
+        with fs_on_brd(FS_MNT, rd_bytes(self.size) // 1024, self.fs):
+            src = os.path.join(FS_MNT, "src.img")
+            t = time.monotonic()
+            self.pattern.write(src, self.size)
+            self.data_s += time.monotonic() - t
+            for copy in ("across", "within"):
+                layout = Layout(copy, src, self.size)
+                try:
+                    self.run_copy(layout)
+                finally:
+                    layout.close()
+        self.seconds = time.monotonic() - t0
+        return self
+
+    def run_copy(self, layout):
+        name = "%s %s %s" % (self.fs, label(self.size), layout.copy)
+        for who in ("ours", "lio"):
+            with exported(who, layout.files) as luns:
+                for cmd in self.cmds:
+                    self.xcopy.setdefault((layout.copy, cmd), {})[who] = self.measure(
+                        "%s xcopy %s %s" % (name, label(cmd), who), layout,
+                        lambda: xcopy_clone(luns, layout, cmd))
+                if who == "ours":
+                    self.host[layout.copy] = self.measure(
+                        "%s host dd %s" % (name, label(HOST_BS)), layout,
+                        lambda: host_copy(luns, layout))
+
+    def estimate(self, size):
+        """Seconds a block of size would take here, from this one."""
+        return self.seconds - self.data_s + self.data_s * size / self.size
+
+    def results(self):
+        out = []
+        for copy in ("across", "within"):
+            for cmd in self.cmds:
+                out.append(dict(fs=self.fs, size=self.size, copy=copy, method="xcopy",
+                                cmd_bytes=cmd, **self.xcopy[(copy, cmd)]))
+            out.append(dict(fs=self.fs, size=self.size, copy=copy, method="host",
+                            cmd_bytes=HOST_BS, ours=self.host[copy]))
+        return out
+
+    def summary(self):
+        return {"fs": self.fs, "size": self.size, "seconds": self.seconds,
+                "data_seconds": self.data_s, "errors": self.errors}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out")
+    p.add_argument("--sizes", default="1G,4G", help="clone sizes (default 1G,4G)")
+    p.add_argument("--fs", default="xfs,ext4", help="file systems, in order (default xfs,ext4)")
+    p.add_argument("--cmds", default="4M,16M", help="bytes per EXTENDED COPY (default 4M,16M)")
+    p.add_argument("--budget", type=int, default=1500,
+                   help="guest seconds for the whole run; 0: no limit (default 600)")
+    p.add_argument("--probe", default="64M", help="size of the first, estimating run; 0: none")
+    args = p.parse_args()
+
+    sizes = [parse_size(s) for s in args.sizes.split(",")]
+    cmds = [parse_size(s) for s in args.cmds.split(",")]
+    probe = parse_size(args.probe) if args.probe not in ("", "0") else 0
+    fss = args.fs.split(",")
+    unit = max(cmds + [HOST_BS, Pattern.CHUNK])
+    for size in sizes + ([probe] if probe else []):
+        if size % unit:
+            p.error("sizes must be multiples of %s" % label(unit))
+    for fs in fss:
+        if fs not in ("xfs", "ext4"):
+            p.error("file system %r: xfs or ext4" % fs)
+
+    pattern = Pattern()
+    start = time.monotonic()
+    model, broken = {}, set()
+    probes, results, skipped = [], [], []
+    failed = False
+
+    for fs in fss:
+        if not probe:
+            break
+        blk = Block(fs, probe, cmds, pattern).run()
+        probes.append(blk.summary())
+        model[fs] = blk
+        print("probe %s %s: %.0f s" % (fs, label(probe), blk.seconds), flush=True)
+        if blk.errors:
+            broken.add(fs)
+            failed = True
+
+    for fs in fss:
+        for size in sizes:
+            left = args.budget - (time.monotonic() - start)
+            est = model[fs].estimate(size) if fs in model else None
+            need = rd_bytes(size) + MEM_HEADROOM
+            why = None
+            if fs in broken:
+                why = "the %s probe failed" % label(probe)
+            elif need > mem_available():
+                why = "needs %s of guest memory, %s available" % (
+                    label(need), label(mem_available()))
+            elif args.budget and est is not None and est > left:
+                why = "estimated %.0f s, %.0f s of the %d s budget left" % (
+                    est, left, args.budget)
+            if why:
+                print("%s %s: %s" % (fs, label(size), why), flush=True)
+                skipped.append({"fs": fs, "size": size, "reason": why})
+                continue
+            if est is not None:
+                print("%s %s: estimated %.0f s" % (fs, label(size), est), flush=True)
+            blk = Block(fs, size, cmds, pattern).run()
+            print("%s %s: took %.0f s" % (fs, label(size), blk.seconds), flush=True)
+            results += blk.results()
+            model[fs] = blk
+            failed = failed or blk.errors > 0
+
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "kernel": platform.release(), "cpus": os.cpu_count(),
+            "budget_s": args.budget, "seconds": time.monotonic() - start,
+            "host_bs": HOST_BS, "probes": probes, "skipped": skipped,
+            "lio": "target_core_file (write_back=0)"}
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=2)
+    if failed:
+        print("guest_clone: some copies failed or miscompared; see above", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
