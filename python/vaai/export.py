@@ -1,6 +1,7 @@
 """Exporting a storage object over LIO's fabrics through rtslib-fb."""
 import glob
 import os
+import re
 import time
 
 from rtslib_fb import (LUN, TPG, FabricModule, MappedLUN, NetworkPortal,
@@ -8,6 +9,7 @@ from rtslib_fb import (LUN, TPG, FabricModule, MappedLUN, NetworkPortal,
 from rtslib_fb.utils import RTSLibError
 
 from .errors import VaaiError
+from .params import fc_wwn
 
 
 def _fabric(name):
@@ -48,6 +50,61 @@ def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
     return tpg_lun
 
 
+FC_FABRICS = ("tcm_fc", "qla2xxx")
+
+
+def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
+    """Export so on the Fibre Channel target port wwpn (tcm_fc: an FCoE
+    port; qla2xxx: a QLogic HBA in target mode) as LUN lun, mapped to each
+    initiator WWPN in initiators.  FC has no demo mode here: an initiator
+    without an ACL sees nothing.  Creating what exists already is a no-op;
+    on failure, what this call created is removed again."""
+    if fabric not in FC_FABRICS:
+        raise VaaiError("fabric %r is not a Fibre Channel fabric; use one of %s"
+                        % (fabric, ", ".join(FC_FABRICS)))
+    wwpn = fc_wwn(wwpn)
+    initiators = [fc_wwn(i) for i in initiators]
+    fm = _fabric(fabric)
+    ports = set(getattr(fm, "wwns", None) or ())
+    if wwpn not in ports:
+        raise VaaiError("no %s port %s on this machine (ports: %s)"
+                        % (fabric, wwpn, ", ".join(sorted(ports)) or "none"))
+    created = []
+    try:
+        target = _get_or_make(created, lambda: Target(fm, wwpn, mode="lookup"),
+                              lambda: Target(fm, wwpn, mode="create"))
+        tpg = _get_or_make(created, lambda: TPG(target, 1, mode="lookup"),
+                           lambda: TPG(target, 1, mode="create"))
+        tpg_lun = _get_or_make(created, lambda: LUN(tpg, lun),
+                               lambda: LUN(tpg, lun, storage_object=so))
+        if tpg_lun.storage_object.name != so.name:
+            raise VaaiError("LUN %d of %s port %s is %s already; pick another LUN"
+                            % (lun, fabric, wwpn, tpg_lun.storage_object.name))
+        for name in initiators:
+            acl = _get_or_make(created, lambda: NodeACL(tpg, name, mode="lookup"),
+                               lambda: NodeACL(tpg, name, mode="create"))
+            _get_or_make(created, lambda: MappedLUN(acl, lun),
+                         lambda: MappedLUN(acl, lun, tpg_lun))
+    except RTSLibError as e:
+        for obj in reversed(created):
+            obj.delete()
+        if isinstance(e, VaaiError):
+            raise
+        raise VaaiError("cannot export %s on %s port %s: %s"
+                        % (so.name, fabric, wwpn, e)) from e
+    return tpg_lun
+
+
+def _get_or_make(created, lookup, create):
+    """What lookup() finds, or what create() makes, remembered in created."""
+    try:
+        return lookup()
+    except RTSLibError:
+        obj = create()
+        created.append(obj)
+        return obj
+
+
 def unexport(so):
     """Remove every LUN of so, and targets left with no LUN at all."""
     for lun in list(so.attached_luns):
@@ -65,10 +122,23 @@ def _scsi_driver(block):
         return f.read().strip()
 
 
-def find_disk(so, driver=None, timeout=20.0):
+def _iscsi_target(block):
+    """The IQN of the iSCSI session /sys/block/sdX hangs off, or None."""
+    m = re.search(r"/(session\d+)/", os.path.realpath("/sys/block/%s/device" % block))
+    if not m:
+        return None
+    try:
+        with open("/sys/class/iscsi_session/%s/targetname" % m.group(1)) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def find_disk(so, driver=None, timeout=20.0, target=None):
     """The /dev/sdX whose unit serial (VPD page 0x80) is so's, once the SCSI
     scan has found it; driver picks the fabric when it is seen over several
-    (tcm_loopback, iscsi_tcp)."""
+    (tcm_loopback, iscsi_tcp, fcoe), target the iSCSI target (IQN) when it is
+    seen through several."""
     deadline = time.monotonic() + timeout
     serial = so.wwn.encode()
     while True:
@@ -77,7 +147,8 @@ def find_disk(so, driver=None, timeout=20.0):
             try:
                 with open(pg80, "rb") as f:
                     if serial in f.read() and \
-                            (driver is None or _scsi_driver(block) == driver):
+                            (driver is None or _scsi_driver(block) == driver) and \
+                            (target is None or _iscsi_target(block) == target):
                         return "/dev/" + block
             except OSError:
                 pass

@@ -48,3 +48,24 @@ def parse_info(text):
         if sep and key in _INFO_KEYS:
             out[key] = value.strip()
     return out
+
+
+def fc_wwn(text):
+    """A Fibre Channel port name in rtslib's form, naa. and 16 hex digits,
+    from the forms admins copy around: 20:00:00:25:b5:00:00:0f,
+    0x20000025b500000f, naa.20000025b500000f, 2000-0025-b500-000f."""
+    s = str(text).strip().lower()
+    if s.startswith("naa."):
+        s = s[4:]
+    elif s.startswith("0x"):
+        s = s[2:]
+    digits = re.sub(r"[:\-]", "", s)
+    if not re.fullmatch(r"[0-9a-f]{16}", digits) or \
+            (s != digits and not re.fullmatch(r"([0-9a-f]{2}:){7}[0-9a-f]{2}|"
+                                              r"([0-9a-f]{4}-){3}[0-9a-f]{4}", s)):
+        raise VaaiError("%r is not a Fibre Channel WWPN: give 16 hex digits, e.g. "
+                        "20:00:00:25:b5:00:00:0f or naa.20000025b500000f" % (text,))
+    if digits[0] not in "125":
+        raise VaaiError("WWPN %s: an FC port name starts with NAA type 1, 2 or 5 "
+                        "(its first hex digit)" % (text,))
+    return "naa." + digits

@@ -1,5 +1,10 @@
 """Fixtures for the in-guest suites: vaai LUNs on each store, exported over
-tcm_loop, torn down afterwards.  Run inside the VM (tests/vm/guest-test.sh)."""
+a fabric (tests/guest/fabrics.py), torn down afterwards.  Run inside the VM
+(tests/vm/guest-test.sh).
+
+Every LUN test runs on both stores over tcm_loop; a module that sets
+ALL_FABRICS = True also runs on the file store over iSCSI and over FC
+(VAAI_FABRICS=loop,iscsi,fc picks which)."""
 import itertools
 import os
 import subprocess
@@ -12,10 +17,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 from rtslib_fb import RTSRoot  # noqa: E402
 from rtslib_fb.utils import RTSLibNotInCFS  # noqa: E402
 
+import fabrics  # noqa: E402
 from scsi import clear_unit_attention  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import (export_iscsi, export_loopback, find_disk,  # noqa: E402
-                         sg_of, unexport)
+from vaai.export import export_iscsi, find_disk, sg_of, unexport  # noqa: E402
 
 SCRATCH = os.environ.get("VAAI_SCRATCH", "/run/vaai")
 STORES = ("file", "bdev")
@@ -33,17 +38,17 @@ def sh(*argv, check=True):
 
 
 class Lun:
-    """A vaai storage object, exported over tcm_loop, seen as /dev/sdX."""
+    """A vaai storage object, exported over a fabric, seen as /dev/sdX."""
 
-    def __init__(self, so, backing, block_size):
+    def __init__(self, so, backing, block_size, fabric, disk):
         self.so = so
         self.backing = backing
         self.block_size = block_size
-        self.disk = find_disk(so, "tcm_loopback")
+        self.fabric = fabric
+        self.disk = disk
         self.sg = sg_of(self.disk)
         self.nr_blocks = so.size // block_size
-
-        self.nexus = [self]       # the LUNs one tcm_loop nexus sees
+        self.nexus = [self]       # the LUNs of the test one I_T nexus sees
 
     @property
     def last_lba(self):
@@ -51,14 +56,13 @@ class Lun:
 
 
 def export_beside(so, lun):
-    """Export so in the TPG of lun (one nexus sees both) and clear the
-    REPORTED LUNS DATA HAS CHANGED unit attention that raises on the LUNs
-    already there (SPC-4 5.14)."""
-    tpg = next(lun.so.attached_luns).parent_tpg
-    export_loopback(so, lun=max(x.lun for x in tpg.luns) + 1, wwn=tpg.parent_target.wwn)
+    """Export so where lun is (one I_T nexus sees both): its /dev/sdX.  The
+    LUNs already there get REPORTED LUNS DATA HAS CHANGED (SPC-4 5.14),
+    cleared here."""
+    disk = lun.fabric.export(so, beside=lun)
     for other in lun.nexus:
         clear_unit_attention(other.sg)
-    return so
+    return disk
 
 
 class Backing:
@@ -90,37 +94,67 @@ class Backing:
             os.unlink(self.image)
 
 
-@pytest.fixture(params=STORES)
+def pytest_generate_tests(metafunc):
+    """(store, fabric) for every test that uses a LUN: both stores over
+    tcm_loop; the file store over the other fabrics where the module asks."""
+    if "store" not in metafunc.fixturenames:
+        return
+    combos = [(store, "loop") for store in STORES]
+    if getattr(metafunc.module, "ALL_FABRICS", False):
+        combos += [("file", name) for name in fabrics.selected() if name != "loop"]
+    metafunc.parametrize(("store", "fabric"), combos, indirect=True,
+                         ids=["%s-%s" % c if c[1] != "loop" else c[0] for c in combos])
+
+
+@pytest.fixture
 def store(request):
     return request.param
 
 
 @pytest.fixture
-def make_lun(store):
+def fabric(request):
+    return fabrics.get(getattr(request, "param", "loop"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fabric_topologies():
+    yield
+    fabrics.close_all()
+
+
+@pytest.fixture
+def make_lun(store, fabric):
     """make_lun(size=..., block_size=..., readonly=..., fill=bytes,
-    beside=Lun) -> Lun.  beside: export in that LUN's TPG (one I_T nexus
-    sees both), not in a target of its own."""
+    beside=Lun, own_nexus=False) -> Lun.  beside: where that LUN is, so one
+    I_T nexus sees both (over iSCSI and FC all of a test's LUNs are);
+    own_nexus: over tcm_loop in a target of its own, seen by no other LUN's
+    nexus, whatever the fabric."""
     made = []
 
-    def make(size=64 * MiB, block_size=512, readonly=False, fill=None, beside=None):
+    def make(size=64 * MiB, block_size=512, readonly=False, fill=None, beside=None,
+             own_nexus=False):
         backing = Backing(store, size, fill, precreate=readonly)
-        made.append((None, backing))
+        made.append((None, backing, None, None))
         so = VaaiStorageObject("t%d" % next(_names), path=backing.path,
                                size=None if backing.precreated else size,
                                readonly=readonly)
-        made[-1] = (so, backing)
+        made[-1] = (so, backing, None, None)
         if block_size != 512:
             so.set_attribute("block_size", block_size)
-        if beside is None:
-            export_loopback(so)
-            return Lun(so, backing, block_size)
-        lun = Lun(export_beside(so, beside), backing, block_size)
-        lun.nexus = beside.nexus
-        lun.nexus.append(lun)
+        via = fabrics.get("loop") if own_nexus else fabric
+        if beside is None and not own_nexus and via.name != "loop":
+            beside = next((l for _, _, _, l in reversed(made) if l and l.fabric is via),
+                          None)
+        disk = export_beside(so, beside) if beside else via.export(so)
+        lun = Lun(so, backing, block_size, via, disk)
+        if beside:
+            lun.nexus = beside.nexus
+            lun.nexus.append(lun)
+        made[-1] = (so, backing, via, lun)
         return lun
 
     yield make
-    for so, backing in reversed(made):
+    for so, backing, via, lun in reversed(made):
         if so is not None:
             # looked up again by name: a test may have restored it anew
             try:
@@ -128,7 +162,10 @@ def make_lun(store):
             except RTSLibNotInCFS:
                 so = None
         if so is not None:
-            unexport(so)
+            if via is not None:
+                via.unexport(so, lun.disk if lun else None)
+            else:
+                unexport(so)
             so.delete()
         backing.remove()
 
@@ -138,8 +175,7 @@ def lun(make_lun):
     return make_lun()
 
 
-INITIATOR = os.path.join(os.path.dirname(__file__), "..", "..", "fabrics", "iscsi",
-                         "initiator.sh")
+INITIATOR = fabrics.INITIATOR
 ISCSI_IQN = "iqn.2026-11.org.vaai:test"
 
 
@@ -155,7 +191,7 @@ def over_iscsi():
         export_iscsi(lun.so, ISCSI_IQN, initiators=[me])
         sh(INITIATOR, "login", ISCSI_IQN)
         logged_in.append(lun)
-        return sg_of(find_disk(lun.so, "iscsi_tcp"))
+        return sg_of(find_disk(lun.so, "iscsi_tcp", target=ISCSI_IQN))
 
     yield attach
     for lun in logged_in:

@@ -12,6 +12,9 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST,
                   expect_good, expect_sense, read_blocks, sg_io, write_blocks)
 from thin import stat
 
+# run over tcm_loop, iSCSI and FC (conftest.py)
+ALL_FABRICS = True
+
 MISCOMPARE_DURING_VERIFY = (0x1D, 0x00)
 
 

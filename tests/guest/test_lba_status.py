@@ -6,6 +6,9 @@ from conftest import MiB, sh
 from scsi import (ILLEGAL_REQUEST, cdb_write_same16, expect_good, expect_sense,
                   get_lba_status, sg_io, unmap, write_blocks)
 
+# run over tcm_loop, iSCSI and FC (conftest.py)
+ALL_FABRICS = True
+
 MAPPED, DEALLOCATED = 0, 1
 
 

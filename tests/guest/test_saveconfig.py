@@ -2,12 +2,21 @@
 import json
 import os
 
+import pytest
 from rtslib_fb import RTSRoot
 
+import fabrics
 from conftest import MiB
 from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
+
+
+@pytest.fixture(autouse=True)
+def no_fabric_topologies():
+    """The iSCSI and FC test topologies go first: this test wipes all of
+    LIO's configuration; they are set up again when next needed."""
+    fabrics.close_all()
 
 
 def vaai_dumps(root):

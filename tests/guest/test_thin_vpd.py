@@ -6,6 +6,9 @@ import pytest
 
 from conftest import sh
 
+# run over tcm_loop, iSCSI and FC (conftest.py)
+ALL_FABRICS = True
+
 MiB = 1 << 20
 
 

@@ -11,6 +11,9 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_unmap, expect_good,
                   write_blocks)
 from thin import allocated, stat
 
+# run over tcm_loop, iSCSI and FC (conftest.py)
+ALL_FABRICS = True
+
 INVALID_FIELD_IN_PARAMETER_LIST = (0x26, 0x00)
 PARAMETER_LIST_LENGTH_ERROR = (0x1A, 0x00)
 LBA_OUT_OF_RANGE = (0x21, 0x00)

@@ -10,6 +10,9 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_write_same10,
                   sg_io, write_blocks)
 from thin import allocated, stat
 
+# run over tcm_loop, iSCSI and FC (conftest.py)
+ALL_FABRICS = True
+
 INVALID_FIELD_IN_CDB = (0x24, 0x00)
 LBA_OUT_OF_RANGE = (0x21, 0x00)
 INVALID_FIELD_IN_COMMAND_IU = (0x0E, 0x03)

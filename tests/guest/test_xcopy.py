@@ -10,10 +10,13 @@ from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL,
 
 from conftest import INITIATOR, MiB, export_beside, sh
 from vaai import VaaiStorageObject
-from vaai.export import find_disk, sg_of, unexport
+from vaai.export import find_disk, sg_of
 from scsi import (DATA_PROTECT, clear_unit_attention, ILLEGAL_REQUEST, RESERVATION_CONFLICT,
                   cdb_xcopy, cscd_e4, expect_good, expect_sense, naa_of,
                   read_blocks, seg_b2b, sg_io, write_blocks, xcopy, xcopy_list)
+
+# run over tcm_loop, iSCSI and FC (conftest.py)
+ALL_FABRICS = True
 
 COPY_ABORTED = 0xA
 INVALID_FIELD_IN_CDB = (0x24, 0x00)
@@ -321,7 +324,7 @@ def test_lun_of_another_nexus_is_unreachable(make_lun):
     """B is exported in a target of its own: the nexus that sees A must not
     reach it by its NAA, neither to read nor to write (CVE-2020-28374)."""
     a = make_lun(size=16 * MiB)
-    b = make_lun(size=16 * MiB)
+    b = make_lun(size=16 * MiB, own_nexus=True)
     secret = fill(b, 0, 64)
     fill(a, 0, 64)
     b_naa = cscd(b)
@@ -371,14 +374,15 @@ def test_out_of_space_mid_copy_is_space_allocation_failed(make_lun, small_fs):
     a = make_lun(size=16 * MiB)
     fill(a, 0, 16 * MiB // 512)
     so = VaaiStorageObject("xcopy_enospc", path=os.path.join(mnt, "lun"), size=64 * MiB)
+    disk = None
     try:
-        sg = sg_of(find_disk(export_beside(so, a), "tcm_loopback"))
-        res = xcopy(a.sg, xcopy_list([cscd(a), cscd_e4(naa_of(sg), 512)],
+        disk = export_beside(so, a)
+        res = xcopy(a.sg, xcopy_list([cscd(a), cscd_e4(naa_of(sg_of(disk)), 512)],
                                      [seg_b2b(0, 1, 32768, 0, 0)]))
         expect_sense(res, DATA_PROTECT, 0x27, 0x07)
         assert stat(a, "clone_failed") == 1
     finally:
-        unexport(so)
+        a.fabric.unexport(so, disk)
         so.delete()
 
 
@@ -386,8 +390,8 @@ def test_lun_outside_the_initiators_acl_is_unreachable(make_lun):
     """One iSCSI TPG holds A and B; this initiator's ACL maps only A, another
     initiator's maps B.  Naming B by its NAA from A's session must not reach
     it, in either direction (the scenario of CVE-2020-28374)."""
-    a = make_lun(size=16 * MiB)
-    b = make_lun(size=16 * MiB)
+    a = make_lun(size=16 * MiB, own_nexus=True)
+    b = make_lun(size=16 * MiB, own_nexus=True)
     secret = fill(b, 0, 64)
     b_naa = cscd(b)
     sh(INITIATOR, "start")
@@ -404,7 +408,7 @@ def test_lun_outside_the_initiators_acl_is_unreachable(make_lun):
         tpg.enable = True
         sh(INITIATOR, "login", ACL_IQN)
         try:
-            a_sg = sg_of(find_disk(a.so, "iscsi_tcp"))
+            a_sg = sg_of(find_disk(a.so, "iscsi_tcp", target=ACL_IQN))
             clear_unit_attention(a_sg)
             for seg in (seg_b2b(1, 0, 64, 0, 2000), seg_b2b(0, 1, 64, 0, 0)):
                 res = xcopy(a_sg, xcopy_list([cscd_e4(naa_of(a_sg), 512), b_naa], [seg]))

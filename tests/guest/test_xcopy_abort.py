@@ -4,7 +4,10 @@ shows in COPY STATUS while it runs, and the LUNs are usable afterwards.
 
 The LUNs are device-mapper zero targets behind delay targets: 64 GiB that
 cost no memory, and a copy between them that runs for minutes."""
+import contextlib
+import os
 import struct
+import subprocess
 import threading
 import time
 
@@ -94,7 +97,7 @@ def stopped_early(lun, list_id):
 
 def test_abort_task_stops_the_copy_promptly(zero_pair):
     a, b = zero_pair
-    failed = int(open(a.so.path + "/attrib/stats_clone_failed").read())
+    failed = stat_failed(a)
     t0 = time.monotonic()
     xcopy(a.sg, whole_lun_copy(a, b, list_id=3, usage=0), timeout_ms=3000)
     took = time.monotonic() - t0
@@ -104,16 +107,16 @@ def test_abort_task_stops_the_copy_promptly(zero_pair):
     usable(a)
     usable(b)
     stopped_early(a, 3)
-    assert int(open(a.so.path + "/attrib/stats_clone_failed").read()) == failed + 1
+    assert stat_failed(a) == failed + 1
 
 
-def in_background(a, b, list_id):
+def in_background(a, b, list_id, timeout_ms=300000):
     """Start a whole-LUN copy in a thread; out["res"], out["end"] once done."""
     out = {}
 
     def run():
         out["res"] = xcopy(a.sg, whole_lun_copy(a, b, list_id=list_id, usage=0),
-                           timeout_ms=300000)
+                           timeout_ms=timeout_ms)
         out["end"] = time.monotonic()
 
     th = threading.Thread(target=run)
@@ -166,19 +169,28 @@ def test_reservation_taken_mid_copy_stops_it(zero_pair, over_iscsi):
     stopped_early(a, 6)
 
 
+@contextlib.contextmanager
+def over_iscsi_session(a, b):
+    """a and b as LUNs 0 and 1 of one iSCSI target, logged in: their
+    SCSI generic nodes seen through the session."""
+    sh(INITIATOR, "start")
+    me = sh(INITIATOR, "name").strip()
+    export_iscsi(a.so, ISCSI_IQN, initiators=[me], lun=0)
+    luns = [export_iscsi(b.so, ISCSI_IQN, initiators=[me], lun=1)]
+    sh(INITIATOR, "login", ISCSI_IQN)
+    try:
+        yield [IscsiSide(sg_of(find_disk(z.so, "iscsi_tcp", target=ISCSI_IQN)))
+               for z in (a, b)], luns
+    finally:
+        subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True)
+
+
 def test_removing_a_lun_mid_copy_stops_it(zero_pair):
     """Taking the destination's LUN away does not wait for a 64 GiB copy.
     Over iSCSI: tcm_loop removes its initiator-side disk before LIO lets go
     of the LUN, which is another story (see docs/xcopy.md)."""
     a, b = zero_pair
-    sh(INITIATOR, "start")
-    me = sh(INITIATOR, "name").strip()
-    export_iscsi(a.so, ISCSI_IQN, initiators=[me], lun=0)
-    b_lun = export_iscsi(b.so, ISCSI_IQN, initiators=[me], lun=1)
-    sh(INITIATOR, "login", ISCSI_IQN)
-    try:
-        ai = IscsiSide(sg_of(find_disk(a.so, "iscsi_tcp")))
-        bi = IscsiSide(sg_of(find_disk(b.so, "iscsi_tcp")))
+    with over_iscsi_session(a, b) as ((ai, bi), (b_lun,)):
         th, out = in_background(ai, bi, 8)
         t = time.monotonic()
         b_lun.delete()
@@ -187,8 +199,39 @@ def test_removing_a_lun_mid_copy_stops_it(zero_pair):
         assert took < 5, "removing the LUN took %.1f s" % took
         clear_unit_attention(ai.sg)
         stopped_early(ai, 8)
-    finally:
-        sh(INITIATOR, "logout", ISCSI_IQN)
+
+
+def test_session_drop_mid_copy_stops_it(zero_pair):
+    """The target drops the initiator's session while its copy runs (the
+    TPG is disabled, as when a link or the initiator goes away): LIO waits
+    for the session's commands before the session is gone, and the copy
+    lets go at once.  (An initiator-side logout would not do: open-iscsi
+    removes its disks first, which waits for the copy's own command.)"""
+    a, b = zero_pair
+    failed = stat_failed(a)
+    with over_iscsi_session(a, b) as ((ai, bi), (b_lun,)):
+        th, out = in_background(ai, bi, 9, timeout_ms=20000)
+        tpg = b_lun.parent_tpg
+        t = time.monotonic()
+        tpg.enable = False
+        took = time.monotonic() - t
+        assert took < 5, "dropping the session took %.1f s" % took
+        assert stat_failed(a) == failed + 1
+        tpg.enable = True           # let the initiator recover and fail the command
+        th.join(60)
+        assert not th.is_alive()
+
+
+def stat_failed(z):
+    with open(z.so.path + "/attrib/stats_clone_failed") as f:
+        return int(f.read())
+
+
+def test_module_unloads_after_aborted_copies():
+    """Nothing an aborted, reset or dropped copy held is left behind."""
+    sh("rmmod", "target_core_vaai")
+    assert not os.path.isdir("/sys/module/target_core_vaai")
+    sh("insmod", os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko"))
 
 
 class IscsiSide:

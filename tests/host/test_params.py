@@ -7,7 +7,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
 from vaai.errors import VaaiError  # noqa: E402
-from vaai.params import control_string, parse_info, parse_size  # noqa: E402
+from vaai.params import control_string, fc_wwn, parse_info, parse_size  # noqa: E402
 
 
 @pytest.mark.parametrize("text, size", [
@@ -45,3 +45,18 @@ def test_parse_info_keeps_only_the_backends_lines():
             "Bytes: 1048576\nReadonly: 0\n")
     assert parse_info(text) == {"Path": "/srv/my lun.img", "Store": "file",
                                 "Bytes": "1048576", "Readonly": "0"}
+
+
+@pytest.mark.parametrize("text", [
+    "20:00:00:25:b5:00:00:0f", "0x20000025b500000f", "naa.20000025B500000F",
+    "2000-0025-b500-000f", " 20000025b500000f "])
+def test_fc_wwn_accepts_the_usual_forms(text):
+    assert fc_wwn(text) == "naa.20000025b500000f"
+
+
+@pytest.mark.parametrize("text", [
+    "", "20:00:00:25:b5:00:00", "20:00:00:25:b5:00:00:0g", "iqn.2026-11.org.vaai:x",
+    "2:00:00:25:b5:00:00:0f0", "30000025b500000f", "20:0000:25:b5:00:00:0f"])
+def test_fc_wwn_refuses_what_is_not_a_port_name(text):
+    with pytest.raises(VaaiError):
+        fc_wwn(text)

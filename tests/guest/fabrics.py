@@ -1,0 +1,173 @@
+"""The fabrics a test LUN is seen through, each with its test topology:
+
+  loop   tcm_loop: every LUN in a target of its own, unless put beside another
+  iscsi  LIO's iSCSI target on 127.0.0.1:3260 and open-iscsi logged in to it
+         (fabrics/iscsi/initiator.sh)
+  fc     tcm_fc on one FCoE port of a veth pair in VN2VN mode, the kernel's
+         FC initiator on the other (fabrics/fc/topology.sh)
+
+iSCSI and FC are set up once per test session: one TPG with an ACL for the
+guest's initiator; a test's LUNs are mapped into it (so they share one I_T
+nexus, as a host's datastore LUNs do) and rescanned, and unmapped after it.
+"""
+import glob
+import itertools
+import os
+import subprocess
+import time
+
+from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
+
+from vaai.export import export_loopback, find_disk, unexport
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FABRICS_DIR = os.path.join(HERE, "..", "..", "fabrics")
+INITIATOR = os.path.join(FABRICS_DIR, "iscsi", "initiator.sh")
+FC_TOPOLOGY = os.path.join(FABRICS_DIR, "fc", "topology.sh")
+ALL = ("loop", "iscsi", "fc")
+
+
+def sh(*argv):
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode:
+        raise AssertionError("%s failed (%d): %s%s" % (" ".join(argv), p.returncode,
+                                                       p.stdout, p.stderr))
+    return p.stdout.strip()
+
+
+def delete_disk(disk):
+    """Take /dev/sdX away on the initiator side."""
+    path = "/sys/block/%s/device/delete" % os.path.basename(disk)
+    if os.path.exists(path):
+        with open(path, "w") as f:
+            f.write("1")
+
+
+class Loop:
+    name, driver = "loop", "tcm_loopback"
+
+    def export(self, so, beside=None):
+        """/dev/sdX of so, in a target of its own or in beside's TPG."""
+        if beside is None:
+            export_loopback(so)
+        else:
+            tpg = next(beside.so.attached_luns).parent_tpg
+            export_loopback(so, lun=max(x.lun for x in tpg.luns) + 1,
+                            wwn=tpg.parent_target.wwn)
+        return find_disk(so, self.driver)
+
+    def unexport(self, so, disk):
+        unexport(so)
+
+    def close(self):
+        pass
+
+
+class _Shared:
+    """One TPG and one ACL for this initiator; LUN numbers are never reused
+    in a session, so a stale disk can never pass for a new LUN."""
+    driver = None
+
+    def __init__(self):
+        self.numbers = itertools.count()
+
+    def export(self, so, beside=None):
+        n = next(self.numbers)
+        MappedLUN(self.acl, n, LUN(self.tpg, n, storage_object=so))
+        self.rescan()
+        return find_disk(so, self.driver, timeout=30)
+
+    def unexport(self, so, disk):
+        delete_disk(disk)
+        for lun in list(so.attached_luns):
+            if lun.parent_tpg.path == self.tpg.path:
+                lun.delete()
+        unexport(so)                    # any other fabric a test added
+
+    def alive(self):
+        return os.path.isdir(self.tpg.path)
+
+
+class Iscsi(_Shared):
+    name, driver = "iscsi", "iscsi_tcp"
+    IQN = "iqn.2026-11.org.vaai:suite"
+
+    def __init__(self):
+        super().__init__()
+        sh(INITIATOR, "start")
+        self.target = Target(FabricModule("iscsi"), self.IQN)
+        self.tpg = TPG(self.target, 1)
+        NetworkPortal(self.tpg, "127.0.0.1", 3260)
+        self.acl = NodeACL(self.tpg, sh(INITIATOR, "name"))
+        self.tpg.set_attribute("authentication", "0")
+        self.tpg.enable = True
+        sh(INITIATOR, "login", self.IQN)
+
+    def rescan(self):
+        sh("iscsiadm", "-m", "session", "-R")
+
+    def close(self):
+        subprocess.run([INITIATOR, "logout", self.IQN], capture_output=True)
+        self.target.delete()
+
+
+class Fc(_Shared):
+    name, driver = "fc", "fcoe"
+
+    def __init__(self):
+        super().__init__()
+        sh(FC_TOPOLOGY, "up")
+        self.target = Target(FabricModule("tcm_fc"), sh(FC_TOPOLOGY, "wwpn", "0"))
+        self.tpg = TPG(self.target, 1)
+        # the ACL before the ports log in, or the PRLI is refused
+        self.acl = NodeACL(self.tpg, sh(FC_TOPOLOGY, "wwpn", "1"))
+        sh(FC_TOPOLOGY, "enable")
+        self.host = sh(FC_TOPOLOGY, "host", "1")
+        self._wait_for_target()
+
+    def _wait_for_target(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for roles in glob.glob("/sys/class/fc_remote_ports/rport-%s:*/roles"
+                                   % self.host.replace("host", "")):
+                with open(roles) as f:
+                    if "FCP Target" in f.read():
+                        return
+            time.sleep(0.5)
+        raise AssertionError("the tcm_fc port never showed up as an FCP target")
+
+    def rescan(self):
+        with open("/sys/class/scsi_host/%s/scan" % self.host, "w") as f:
+            f.write("- - -")
+
+    def close(self):
+        self.target.delete()
+        subprocess.run([FC_TOPOLOGY, "down"], capture_output=True)
+
+
+_CLASSES = {"loop": Loop, "iscsi": Iscsi, "fc": Fc}
+_up = {}
+
+
+def get(name):
+    """The topology of fabric name, set up on first use."""
+    t = _up.get(name)
+    if t is None or (hasattr(t, "alive") and not t.alive()):
+        t = _up[name] = _CLASSES[name]()
+    return t
+
+
+def close_all():
+    """Tear every topology down (before a test that wipes LIO's configuration)."""
+    while _up:
+        _up.popitem()[1].close()
+
+
+def selected():
+    """The fabrics to run the multi-fabric suites over: VAAI_FABRICS, or all."""
+    names = [n for n in os.environ.get("VAAI_FABRICS", ",".join(ALL)).split(",") if n]
+    unknown = set(names) - set(ALL)
+    if unknown:
+        raise ValueError("VAAI_FABRICS: unknown fabric(s) %s; pick from %s"
+                         % (", ".join(sorted(unknown)), ", ".join(ALL)))
+    return names
