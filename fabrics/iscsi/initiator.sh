@@ -2,7 +2,8 @@
 # open-iscsi as the initiator in the test/demo guest (or on any Debian host).
 #   initiator.sh start                 initiator name, iscsi_tcp, iscsid
 #   initiator.sh name                  print this initiator's IQN
-#   initiator.sh login  IQN [IP[:PORT]]
+#   initiator.sh login  IQN [IP[:PORT]]  CHAP from $CHAP_USER/$CHAP_PASS, and
+#                                      the target's from $CHAP_USER_IN/$CHAP_PASS_IN
 #   initiator.sh logout IQN [IP[:PORT]]
 set -eu
 NAME_FILE=/etc/iscsi/initiatorname.iscsi
@@ -24,6 +25,16 @@ name)
 login)
 	portal=${3:-127.0.0.1:3260}
 	iscsiadm -m discovery -t sendtargets -p "$portal" >/dev/null
+	set_node() { iscsiadm -m node -T "$2" -p "$portal" -o update -n "$3" -v "$4"; }
+	if [ -n "${CHAP_USER:-}" ]; then
+		set_node - "$2" node.session.auth.authmethod CHAP
+		set_node - "$2" node.session.auth.username "$CHAP_USER"
+		set_node - "$2" node.session.auth.password "$CHAP_PASS"
+		if [ -n "${CHAP_USER_IN:-}" ]; then
+			set_node - "$2" node.session.auth.username_in "$CHAP_USER_IN"
+			set_node - "$2" node.session.auth.password_in "$CHAP_PASS_IN"
+		fi
+	fi
 	iscsiadm -m node -T "$2" -p "$portal" --login >/dev/null
 	;;
 logout)

@@ -31,17 +31,26 @@ def export_loopback(so, lun=0, wwn=None):
 
 
 def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
-                 lun=0, tag=1):
+                 lun=0, tag=1, chap=None, mutual_chap=None):
     """Export so over iSCSI on ip:port; LUN lun is mapped to each initiator
-    IQN in initiators (an ACL each; no ACL at all means nobody sees it)."""
+    IQN in initiators (an ACL each; no ACL at all means nobody sees it).
+    chap=(user, secret): those initiators must log in with it; mutual_chap:
+    and the target answers with this one."""
+    if mutual_chap and not chap:
+        raise VaaiError("mutual CHAP needs the initiator's CHAP credentials too")
     target = Target(_fabric("iscsi"), iqn, mode="any" if iqn else "create")
     tpg = TPG(target, tag, mode="any")
     try:
         NetworkPortal(tpg, ip, port, mode="any")
         tpg_lun = LUN(tpg, lun, storage_object=so)
         for name in initiators:
-            MappedLUN(NodeACL(tpg, name, mode="any"), lun, tpg_lun)
-        tpg.set_attribute("authentication", "0")
+            acl = NodeACL(tpg, name, mode="any")
+            MappedLUN(acl, lun, tpg_lun)
+            if chap:
+                acl.chap_userid, acl.chap_password = chap
+            if mutual_chap:
+                acl.chap_mutual_userid, acl.chap_mutual_password = mutual_chap
+        tpg.set_attribute("authentication", "1" if chap else "0")
         tpg.enable = True
     except RTSLibError as e:
         target.delete()
