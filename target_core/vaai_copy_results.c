@@ -136,12 +136,6 @@ void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
 	spin_unlock(&cp->lock);
 }
 
-/* No copy of this nexus has that LIST IDENTIFIER (CDB byte 2). */
-static void vaai_rcr_unknown_list(struct se_cmd *cmd)
-{
-	vaai_cmd_complete_bad_cdb(cmd, 2, -1);
-}
-
 /*
  * Held results go once reported: unless the allocation length cut the
  * answer short (SPC-4 6.18.1), so that a host can ask again for all of it.
@@ -164,59 +158,78 @@ static void vaai_rcr_transfer_count(u64 bytes, u8 *unit, u8 *count)
 	put_unaligned_be32(bytes, count);
 }
 
-static sense_reason_t vaai_rcr_copy_status(struct se_cmd *cmd)
+/*
+ * Answer from the copy of this nexus with the CDB's LIST IDENTIFIER: fill()
+ * writes the reply into buf under the list's lock and returns its length;
+ * *done says the copy's outcome is in it, which ends the listing once the
+ * reply reaches the host whole.
+ */
+static sense_reason_t vaai_rcr_answer(struct se_cmd *cmd, u8 *buf,
+				      u32 (*fill)(const struct vaai_copy_status *st,
+						  u8 *buf, bool *done))
 {
 	struct vaai_copies *cp = &to_vaai_dev(cmd->se_dev)->copies;
-	u8 buf[VAAI_RCR_STATUS_LEN] = {};
 	struct vaai_copy_status *st;
+	bool done = false;
+	u32 len;
 
 	spin_lock(&cp->lock);
 	st = vaai_copies_find(cp, cmd->se_sess, cmd->t_task_cdb[2]);
 	if (!st) {
 		spin_unlock(&cp->lock);
-		vaai_rcr_unknown_list(cmd);
+		/* no copy of this nexus has that LIST IDENTIFIER (CDB byte 2) */
+		vaai_cmd_complete_bad_cdb(cmd, 2, -1);
 		return TCM_NO_SENSE;
 	}
-	put_unaligned_be32(VAAI_RCR_STATUS_LEN - 4, &buf[0]);
-	buf[4] = st->state;		/* HDD 0: we hold no data */
-	put_unaligned_be16(READ_ONCE(st->segs_done), &buf[5]);
-	vaai_rcr_transfer_count(atomic64_read(&st->bytes_done), &buf[7], &buf[8]);
-	if (st->state == VAAI_COPY_DONE &&
-	    vaai_rcr_reported(cmd, VAAI_RCR_STATUS_LEN))
+	len = fill(st, buf, &done);
+	if (done && vaai_rcr_reported(cmd, len))
 		vaai_copies_drop(cp, st);
-	spin_unlock(&cp->lock);
-
-	vaai_cmd_complete_data(cmd, buf, sizeof(buf));
-	return TCM_NO_SENSE;
-}
-
-static sense_reason_t vaai_rcr_failed_segs(struct se_cmd *cmd)
-{
-	struct vaai_copies *cp = &to_vaai_dev(cmd->se_dev)->copies;
-	u8 buf[VAAI_RCR_FAILED_LEN + TRANSPORT_SENSE_BUFFER] = {};
-	struct vaai_copy_status *st;
-	u32 len = 4;			/* AVAILABLE DATA 0: no failure to tell */
-
-	spin_lock(&cp->lock);
-	st = vaai_copies_find(cp, cmd->se_sess, cmd->t_task_cdb[2]);
-	if (!st) {
-		spin_unlock(&cp->lock);
-		vaai_rcr_unknown_list(cmd);
-		return TCM_NO_SENSE;
-	}
-	if (st->state == VAAI_COPY_FAILED) {
-		len = VAAI_RCR_FAILED_LEN + st->sense_len;
-		put_unaligned_be32(len - 4, &buf[0]);
-		buf[56] = st->scsi_status;	/* COPY COMMAND STATUS */
-		put_unaligned_be16(st->sense_len, &buf[58]);
-		memcpy(&buf[60], st->sense, st->sense_len);
-		if (vaai_rcr_reported(cmd, len))
-			vaai_copies_drop(cp, st);
-	}
 	spin_unlock(&cp->lock);
 
 	vaai_cmd_complete_data(cmd, buf, len);
 	return TCM_NO_SENSE;
+}
+
+/* COPY STATUS (SPC-4 6.18.3); a success is told once. */
+static u32 vaai_rcr_fill_status(const struct vaai_copy_status *st, u8 *buf,
+				bool *done)
+{
+	put_unaligned_be32(VAAI_RCR_STATUS_LEN - 4, &buf[0]);
+	buf[4] = st->state;		/* HDD 0: we hold no data */
+	put_unaligned_be16(READ_ONCE(st->segs_done), &buf[5]);
+	vaai_rcr_transfer_count(atomic64_read(&st->bytes_done), &buf[7], &buf[8]);
+	*done = st->state == VAAI_COPY_DONE;
+	return VAAI_RCR_STATUS_LEN;
+}
+
+/* FAILED SEGMENT DETAILS (SPC-4 6.18.5); a failure is told once. */
+static u32 vaai_rcr_fill_failed(const struct vaai_copy_status *st, u8 *buf,
+				bool *done)
+{
+	u32 len = VAAI_RCR_FAILED_LEN + st->sense_len;
+
+	if (st->state != VAAI_COPY_FAILED)
+		return 4;		/* AVAILABLE DATA 0: no failure to tell */
+	put_unaligned_be32(len - 4, &buf[0]);
+	buf[56] = st->scsi_status;	/* COPY COMMAND STATUS */
+	put_unaligned_be16(st->sense_len, &buf[58]);
+	memcpy(&buf[60], st->sense, st->sense_len);
+	*done = true;
+	return len;
+}
+
+static sense_reason_t vaai_rcr_copy_status(struct se_cmd *cmd)
+{
+	u8 buf[VAAI_RCR_STATUS_LEN] = {};
+
+	return vaai_rcr_answer(cmd, buf, vaai_rcr_fill_status);
+}
+
+static sense_reason_t vaai_rcr_failed_segs(struct se_cmd *cmd)
+{
+	u8 buf[VAAI_RCR_FAILED_LEN + TRANSPORT_SENSE_BUFFER] = {};
+
+	return vaai_rcr_answer(cmd, buf, vaai_rcr_fill_failed);
 }
 
 /* OPERATING PARAMETERS (SPC-4 6.18.4): the limits vaai_xcopy.c enforces. */

@@ -267,7 +267,6 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 	xc->cmd = cmd;
 	xc->vdev = vdev;
 	vaai_copy_status_init(xc->status, cmd->se_sess);
-	xc->status->state = VAAI_COPY_RUNNING;
 
 	if (sg_copy_to_buffer(cmd->t_data_sg, cmd->t_data_nents, list, len) != len)
 		e = vaai_xerr_length;
