@@ -94,6 +94,16 @@ class Backing:
             os.unlink(self.image)
 
 
+def pytest_runtest_setup(item):
+    """Name each test in the kernel log, so a warning on the console can be
+    traced to the test that was running."""
+    try:
+        with open("/dev/kmsg", "w") as kmsg:
+            kmsg.write("vaai-test: %s\n" % item.nodeid)
+    except OSError:
+        pass
+
+
 def pytest_generate_tests(metafunc):
     """(store, fabric) for every test that uses a LUN: both stores over
     tcm_loop; the file store over the other fabrics where the module asks."""

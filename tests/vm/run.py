@@ -8,6 +8,7 @@ The run fails if the guest command fails, if the guest never reports back
 console, kernel messages included, is kept in --log.
 """
 import argparse
+import collections
 import os
 import re
 import shlex
@@ -24,6 +25,13 @@ KERNEL_TROUBLE = re.compile(
     r"BUG:|Oops|Kernel panic|WARNING: CPU:|general protection fault|"
     r"UBSAN:|KASAN:|possible circular locking|INFO: task .* blocked|"
     r"kmemleak: .* new suspected memory leaks")
+# How much of the console to show around the first trouble: the lines
+# before it (the warning's message, the test that was running) and the
+# stack trace after it.
+CONTEXT_BEFORE = 6
+CONTEXT_AFTER = 40
+# What tests/guest/conftest.py logs as each test starts.
+TEST_START = re.compile(r"vaai-test: (\S+)")
 # Kernel log lines: kept in the log, not echoed unless they are trouble.
 KERNEL_LINE = re.compile(r"\[\s*\d+\.\d+\] ")
 
@@ -43,6 +51,40 @@ def echo_part(line):
     if not m or KERNEL_TROUBLE.search(line):
         return line
     return line[:m.start()].rstrip("[ ")
+
+
+class ConsoleWatch:
+    """Kernel trouble seen on the console, with what surrounds the first:
+    the lines before it, the stack trace after it, and the guest test that
+    was running."""
+
+    def __init__(self):
+        self.trouble = []
+        self.context = None
+        self.test = None
+        self._running = None
+        self._recent = collections.deque(maxlen=CONTEXT_BEFORE)
+
+    def feed(self, line):
+        line = line.rstrip()
+        m = TEST_START.search(line)
+        if m:
+            self._running = m.group(1)
+        if KERNEL_TROUBLE.search(line):
+            self.trouble.append(line)
+            if self.context is None:
+                self.context, self.test = list(self._recent), self._running
+        if self.context is not None and \
+                len(self.context) < CONTEXT_BEFORE + CONTEXT_AFTER:
+            self.context.append(line)
+        self._recent.append(line)
+
+    def report(self):
+        out = ["  " + line for line in self.trouble[:20]]
+        if self.test:
+            out.append("run.py: the first came during %s" % self.test)
+        out.append("run.py: the console around the first of them:")
+        return out + ["  | " + line for line in self.context or ()]
 
 
 def parse_args(argv):
@@ -96,7 +138,7 @@ def run(args):
         os.unlink(rc_file)
 
     argv = vng_argv(args, rc_file)
-    trouble = []
+    watch = ConsoleWatch()
     deadline = time.monotonic() + args.timeout if args.timeout else None
     with open(args.log, "w") as log:
         log.write("# %s\n" % " ".join(argv))
@@ -115,8 +157,7 @@ def run(args):
             for line in proc.stdout:
                 log.write(line)
                 log.flush()
-                if KERNEL_TROUBLE.search(line):
-                    trouble.append(line.rstrip())
+                watch.feed(line)
                 sys.stdout.write(echo_part(line))
                 sys.stdout.flush()
             proc.wait()
@@ -138,10 +179,9 @@ def run(args):
         return 1
     with open(rc_file) as f:
         rc = int(f.read().strip() or 1)
-    if trouble:
+    if watch.trouble:
         print("run.py: kernel trouble on the console (see %s):" % args.log)
-        for line in trouble[:20]:
-            print("  " + line)
+        print("\n".join(watch.report()))
         return rc or 1
     if rc:
         print("run.py: guest command failed with %d; console log: %s"
