@@ -11,8 +11,8 @@ import os
 import subprocess
 import sys
 
+from . import backstore, stats
 from .export import export_iscsi, export_loopback, find_disk, unexport
-from .storage import VaaiStorageObject
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INITIATOR = os.path.join(HERE, "..", "..", "fabrics", "iscsi", "initiator.sh")
@@ -68,8 +68,8 @@ def demo(workdir):
     if os.path.exists(image):
         os.unlink(image)
 
-    step("create a 1 GiB sparse-file vaai LUN")
-    so = VaaiStorageObject("demo", path=image, size=1 << 30)
+    step("create a 1 GiB sparse-file vaai LUN (vaaictl create, ESXi profile)")
+    so = backstore.create("demo", image, size=1 << 30)
     print("backstore vaai/%s: %s store, %d bytes, %d bytes allocated"
           % (so.name, so.store, so.size, allocated(image)))
 
@@ -155,6 +155,9 @@ def demo(workdir):
         unchanged = read_direct(loop_disk, 0, 512) == new
         print("miscompare wrote nothing: %s" % ("verified" if unchanged else "NO"))
         os.unlink(match)
+
+        step("the counters, as `vaaictl stats` shows them")
+        print(stats.table(stats.read(names=[so.name])), end="")
         return 0 if written and unchanged and p.returncode else 1
     finally:
         step("tear down")

@@ -35,25 +35,40 @@ def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
     """Export so over iSCSI on ip:port; LUN lun is mapped to each initiator
     IQN in initiators (an ACL each; no ACL at all means nobody sees it).
     chap=(user, secret): those initiators must log in with it; mutual_chap:
-    and the target answers with this one."""
+    and the target answers with this one.  What exists already is reused;
+    on failure, what this call created is removed again."""
     if mutual_chap and not chap:
         raise VaaiError("mutual CHAP needs the initiator's CHAP credentials too")
-    target = Target(_fabric("iscsi"), iqn, mode="any" if iqn else "create")
-    tpg = TPG(target, tag, mode="any")
+    fm = _fabric("iscsi")
+    created = []
     try:
-        NetworkPortal(tpg, ip, port, mode="any")
-        tpg_lun = LUN(tpg, lun, storage_object=so)
+        if iqn:
+            target = _get_or_make(created, lambda: Target(fm, iqn, mode="lookup"),
+                                  lambda: Target(fm, iqn, mode="create"))
+        else:
+            target = _made(created, Target(fm, mode="create"))
+        tpg = _get_or_make(created, lambda: TPG(target, tag, mode="lookup"),
+                           lambda: TPG(target, tag, mode="create"))
+        _get_or_make(created, lambda: NetworkPortal(tpg, ip, port, mode="lookup"),
+                     lambda: NetworkPortal(tpg, ip, port, mode="create"))
+        tpg_lun = _lun(created, tpg, lun, so)
         for name in initiators:
-            acl = NodeACL(tpg, name, mode="any")
-            MappedLUN(acl, lun, tpg_lun)
+            acl = _get_or_make(created, lambda: NodeACL(tpg, name, mode="lookup"),
+                               lambda: NodeACL(tpg, name, mode="create"))
+            _get_or_make(created, lambda: MappedLUN(acl, lun),
+                         lambda: MappedLUN(acl, lun, tpg_lun))
             if chap:
                 acl.chap_userid, acl.chap_password = chap
             if mutual_chap:
                 acl.chap_mutual_userid, acl.chap_mutual_password = mutual_chap
-        tpg.set_attribute("authentication", "1" if chap else "0")
+        # CHAP on when asked; a TPG that existed keeps what it had.
+        if chap or tpg in created:
+            tpg.set_attribute("authentication", "1" if chap else "0")
         tpg.enable = True
     except RTSLibError as e:
-        target.delete()
+        _undo(created)
+        if isinstance(e, VaaiError):
+            raise
         raise VaaiError("cannot export %s over iSCSI on %s:%d: %s"
                         % (so.name, ip, port, e)) from e
     return tpg_lun
@@ -84,19 +99,14 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
                               lambda: Target(fm, wwpn, mode="create"))
         tpg = _get_or_make(created, lambda: TPG(target, 1, mode="lookup"),
                            lambda: TPG(target, 1, mode="create"))
-        tpg_lun = _get_or_make(created, lambda: LUN(tpg, lun),
-                               lambda: LUN(tpg, lun, storage_object=so))
-        if tpg_lun.storage_object.name != so.name:
-            raise VaaiError("LUN %d of %s port %s is %s already; pick another LUN"
-                            % (lun, fabric, wwpn, tpg_lun.storage_object.name))
+        tpg_lun = _lun(created, tpg, lun, so)
         for name in initiators:
             acl = _get_or_make(created, lambda: NodeACL(tpg, name, mode="lookup"),
                                lambda: NodeACL(tpg, name, mode="create"))
             _get_or_make(created, lambda: MappedLUN(acl, lun),
                          lambda: MappedLUN(acl, lun, tpg_lun))
     except RTSLibError as e:
-        for obj in reversed(created):
-            obj.delete()
+        _undo(created)
         if isinstance(e, VaaiError):
             raise
         raise VaaiError("cannot export %s on %s port %s: %s"
@@ -114,12 +124,38 @@ def _get_or_make(created, lookup, create):
         return obj
 
 
+def _made(created, obj):
+    created.append(obj)
+    return obj
+
+
+def _lun(created, tpg, index, so):
+    """TPG LUN index for so: the existing one if it is so's already."""
+    tpg_lun = _get_or_make(created, lambda: LUN(tpg, index),
+                           lambda: LUN(tpg, index, storage_object=so))
+    have = tpg_lun.storage_object
+    if (have.plugin, have.name) != (so.plugin, so.name):
+        raise VaaiError("LUN %d of %s is %s/%s already; pick another LUN"
+                        % (index, tpg.parent_target.wwn, have.plugin, have.name))
+    return tpg_lun
+
+
+def _undo(created):
+    """Delete what this call created, newest first (a deleted parent takes
+    its children with it)."""
+    for obj in reversed(created):
+        try:
+            obj.delete()
+        except RTSLibError:
+            pass
+
+
 def unexport(so):
     """Remove every LUN of so, and targets left with no LUN at all."""
     for lun in list(so.attached_luns):
         target = lun.parent_tpg.parent_target
         lun.delete()
-        if not any(t.luns for t in target.tpgs):
+        if not any(list(tpg.luns) for tpg in target.tpgs):
             target.delete()
 
 

@@ -1,6 +1,8 @@
 """Pure helpers for the backend's configfs files: no I/O, tested on the host."""
 import re
 
+from rtslib_fb.utils import RTSLibError, normalize_wwn
+
 from .errors import VaaiError
 
 MIN_BLOCK = 512
@@ -69,3 +71,32 @@ def fc_wwn(text):
         raise VaaiError("WWPN %s: an FC port name starts with NAA type 1, 2 or 5 "
                         "(its first hex digit)" % (text,))
     return "naa." + digits
+
+
+def initiator_name(text, fabric="iscsi"):
+    """An initiator or target name for an ACL or target, normalised (an iSCSI
+    IQN, EUI or NAA name; an FC WWPN); VaaiError saying the form otherwise."""
+    if fabric in ("tcm_fc", "qla2xxx", "fc"):
+        return fc_wwn(text)
+    try:
+        return normalize_wwn(("iqn", "naa", "eui"), str(text).strip())[0]
+    except RTSLibError:
+        raise VaaiError("%r is not an iSCSI name: give an IQN such as "
+                        "iqn.1998-01.com.vmware:esxi01-4c2f1b7e (see the host's "
+                        "Storage Adapters page), or an eui. or naa. name" % (text,)) from None
+
+
+CHAP_MIN_SECRET = 12
+
+
+def chap_pair(text):
+    """(user, secret) from 'user:secret'.  Initiators differ in what they take
+    (Microsoft's wants 12 to 16 characters); 12 is the floor they share."""
+    user, sep, secret = str(text).partition(":")
+    if not sep or not user or not secret:
+        raise VaaiError("CHAP credentials %r: give them as USER:SECRET" % (text,))
+    if len(secret) < CHAP_MIN_SECRET:
+        raise VaaiError("CHAP secret for %s is %d characters; use at least %d "
+                        "(initiators such as Microsoft's refuse shorter ones)"
+                        % (user, len(secret), CHAP_MIN_SECRET))
+    return user, secret

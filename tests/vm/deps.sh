@@ -30,3 +30,17 @@ if ! "$VENV/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then
 	/usr/bin/python3 -m venv --system-site-packages "$VENV"
 	"$VENV/bin/pip" install -q "virtme-ng==$VNG_VERSION"
 fi
+
+# vaaictl and targetcli-vaai: the python/ package, installed editable (it
+# runs this tree's code) into its own venv, which also sees Debian's
+# rtslib-fb and targetcli-fb; the two commands are linked into /usr/local/bin.
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+TOOLS=${VAAI_TOOLS_VENV:-/opt/vaai/venv}
+if [ "$("$TOOLS/bin/python" -c 'import vaai, os; print(os.path.dirname(vaai.__file__))' 2>/dev/null)" \
+		!= "$REPO/python/vaai" ] || [ ! -x /usr/local/bin/vaaictl ]; then
+	echo "deps: installing vaaictl from $REPO/python into $TOOLS"
+	[ -x "$TOOLS/bin/pip" ] || /usr/bin/python3 -m venv --system-site-packages "$TOOLS"
+	"$TOOLS/bin/pip" install -q --no-deps -e "$REPO/python"
+	ln -sf "$TOOLS/bin/vaaictl" /usr/local/bin/vaaictl
+	ln -sf "$TOOLS/bin/targetcli-vaai" /usr/local/bin/targetcli-vaai
+fi

@@ -1,0 +1,136 @@
+"""Backstores as an operator handles them: create with a profile, delete,
+list; every refusal one line saying what is wrong and what to do, and a
+failed create leaves nothing behind."""
+import os
+import re
+import subprocess
+
+from rtslib_fb import RTSRoot
+from rtslib_fb.utils import RTSLibError
+
+from .errors import VaaiError
+from .params import parse_size
+from . import profiles
+from .storage import MODULE, PLUGIN, VaaiStorageObject
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+# LIO keeps the unit serial number (VPD page 0x80) in INQUIRY_VPD_SERIAL_LEN
+# bytes, its terminating NUL included.
+SERIAL_MAX = 253
+SERIAL = re.compile(r"[\x21-\x7e]{1,%d}" % SERIAL_MAX)
+
+
+def load_module():
+    """Load target_core_vaai (and with it LIO) unless it is loaded already."""
+    if os.path.isdir("/sys/module/%s" % MODULE):
+        return
+    r = subprocess.run(["modprobe", MODULE], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise VaaiError("cannot load the %s module (%s): install it with "
+                        "'make install' from the source tree, or insmod "
+                        "target_core/%s.ko" % (MODULE, r.stderr.strip() or
+                                               "modprobe failed", MODULE))
+
+
+def find(name):
+    """The vaai backstore called name; VaaiError naming the ones there are."""
+    objs = [so for so in RTSRoot().storage_objects if so.plugin == PLUGIN]
+    for so in objs:
+        if so.name == name:
+            return so
+    raise VaaiError("no vaai backstore %r (there are: %s); see 'vaaictl list'"
+                    % (name, ", ".join(sorted(so.name for so in objs)) or "none"))
+
+
+def _check_free(name, path):
+    for so in RTSRoot().storage_objects:
+        if so.plugin == PLUGIN and so.name == name:
+            raise VaaiError("backstore vaai/%s exists already; pick another name "
+                            "or remove it with 'vaaictl delete %s'" % (name, name))
+        udev = getattr(so, "udev_path", None)
+        if udev and os.path.exists(path) and os.path.exists(udev) and \
+                os.path.samefile(path, udev):
+            raise VaaiError("%s is in use by backstore %s/%s; one store per "
+                            "backstore" % (path, so.plugin, so.name))
+
+
+def create(name, path, size=None, readonly=False, wwn=None, profile="esxi",
+           block_size=None):
+    """A new vaai backstore on path (a block device, or a file, created
+    sparse when size is given and it does not exist), set up per profile."""
+    if not NAME.fullmatch(name or ""):
+        raise VaaiError("backstore name %r: use up to 64 letters, digits, "
+                        "'_', '.', ':' or '-', starting with a letter or digit"
+                        % (name,))
+    if wwn is not None and not SERIAL.fullmatch(wwn):
+        raise VaaiError("unit serial %r: use up to %d printable characters without "
+                        "spaces (or leave --wwn out for a new UUID)" % (wwn, SERIAL_MAX))
+    path = os.path.abspath(path)
+    if size is not None:
+        size = parse_size(size)
+    if not os.path.exists(path):
+        if size is None:
+            raise VaaiError("%s does not exist; give --size to create it as a "
+                            "sparse file" % path)
+        if not os.path.isdir(os.path.dirname(path)):
+            raise VaaiError("directory %s does not exist" % os.path.dirname(path))
+    profiles.validate(profile, block_size)
+    load_module()
+    _check_free(name, path)
+    made_file = not os.path.exists(path)
+    so = VaaiStorageObject(name, path=path, size=size, readonly=readonly, wwn=wwn)
+    try:
+        can_unmap = so.get_attribute("emulate_tpu") == "1"
+        for attr, value in profiles.attributes(profile, path, block_size,
+                                                     can_unmap).items():
+            try:
+                so.set_attribute(attr, value)
+            except RTSLibError as e:
+                raise VaaiError("cannot set %s=%s on vaai/%s: %s"
+                                % (attr, value, name, e)) from e
+    except BaseException:
+        so.delete()
+        if made_file and os.path.isfile(path):
+            os.unlink(path)
+        raise
+    return so
+
+
+def delete(name):
+    """Remove the backstore, every LUN that exports it and the targets left
+    with no LUN by that; the store itself (file or device) is left as it
+    is.  Returns the LUNs removed."""
+    from .export import unexport
+    so = find(name)
+    luns = ["%s %s LUN %d" % (lun.parent_tpg.parent_target.fabric_module.name,
+                              lun.parent_tpg.parent_target.wwn, lun.lun)
+            for lun in so.attached_luns]
+    unexport(so)
+    so.delete()
+    return luns
+
+
+def describe(so):
+    """One backstore as a dict for `list`."""
+    attr = so.get_attribute
+    return {
+        "name": so.name,
+        "path": so.path_name,
+        "store": so.store,
+        "size": so.size,
+        "readonly": so.readonly,
+        "block_size": int(attr("block_size")),
+        "thin": attr("emulate_tpu") == "1",
+        "write_cache": attr("emulate_write_cache") == "1",
+        "wwn": so.wwn,
+        "exports": ["%s/%s/tpg%d/lun%d"
+                    % (lun.parent_tpg.parent_target.fabric_module.name,
+                       lun.parent_tpg.parent_target.wwn,
+                       lun.parent_tpg.tag, lun.lun)
+                    for lun in so.attached_luns],
+    }
+
+
+def list_all():
+    return [describe(so) for so in RTSRoot().storage_objects
+            if so.plugin == PLUGIN]

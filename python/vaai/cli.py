@@ -1,0 +1,252 @@
+"""vaaictl: manage vaai backstores, their exports, counters and saved config.
+
+Every refusal is one line on stderr naming what is wrong and how to fix it,
+with exit status 1 (2 for a command line that does not parse); a command
+that fails leaves nothing half-made.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+from rtslib_fb.utils import RTSLibError
+
+from . import backstore, config, stats
+from .errors import VaaiError
+from .params import chap_pair, fc_wwn, initiator_name, parse_size
+from .profiles import PROFILES
+
+
+def _size(text):
+    try:
+        return parse_size(text)
+    except VaaiError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def _typed(fn):
+    def check(text):
+        try:
+            return fn(text)
+        except VaaiError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    check.__name__ = fn.__name__
+    return check
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a refusal on one line instead of usage and error."""
+
+    def error(self, message):
+        sys.stderr.write("%s: error: %s (see '%s --help')\n"
+                         % (self.prog, message, self.prog))
+        sys.exit(2)
+
+
+def parser():
+    p = _Parser(prog="vaaictl", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
+
+    c = sub.add_parser("create", help="create a vaai backstore")
+    c.add_argument("name")
+    c.add_argument("path", help="block device, or file (created sparse with --size)")
+    c.add_argument("--size", type=_size, help="size of a new file: 4096, 64M, 2T")
+    c.add_argument("--readonly", action="store_true")
+    c.add_argument("--wwn", help="unit serial (default: a new UUID)")
+    c.add_argument("--profile", choices=PROFILES, default="esxi",
+                   help="attribute defaults (default: esxi)")
+    c.add_argument("--block-size", type=int, choices=(512, 4096))
+
+    d = sub.add_parser("delete", help="delete a backstore and its LUNs (not its data)")
+    d.add_argument("name")
+
+    ls = sub.add_parser("list", help="list vaai backstores")
+    ls.add_argument("--json", action="store_true")
+
+    e = sub.add_parser("export", help="export a backstore over a fabric")
+    e.add_argument("name")
+    fab = e.add_subparsers(dest="fabric", metavar="FABRIC", required=True)
+    i = fab.add_parser("iscsi", help="an iSCSI target portal group")
+    i.add_argument("--iqn", type=_typed(initiator_name),
+                   help="target name (default: a new one)")
+    i.add_argument("--ip", default="0.0.0.0")
+    i.add_argument("--port", type=int, default=3260)
+    i.add_argument("--lun", type=int, default=0)
+    i.add_argument("--initiator", action="append", default=[],
+                   type=_typed(initiator_name), help="initiator IQN to map (repeat)")
+    i.add_argument("--chap", type=_typed(chap_pair), metavar="USER:SECRET")
+    i.add_argument("--mutual-chap", type=_typed(chap_pair), metavar="USER:SECRET")
+    f = fab.add_parser("fc", help="a Fibre Channel target port")
+    f.add_argument("--wwpn", required=True, type=_typed(fc_wwn))
+    f.add_argument("--initiator", action="append", default=[], type=_typed(fc_wwn),
+                   help="initiator WWPN to map (repeat)")
+    f.add_argument("--lun", type=int, default=0)
+    f.add_argument("--driver", choices=("tcm_fc", "qla2xxx"), default="tcm_fc")
+    lo = fab.add_parser("loopback", help="a local SCSI disk through tcm_loop")
+    lo.add_argument("--lun", type=int, default=0)
+
+    u = sub.add_parser("unexport", help="remove every LUN exporting a backstore")
+    u.add_argument("name")
+
+    s = sub.add_parser("stats", help="VAAI counters per backstore (esxtop style)")
+    s.add_argument("names", nargs="*", metavar="NAME")
+    out = s.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--prometheus", action="store_true")
+    s.add_argument("--interval", type=float, help="seconds between two readings "
+                   "(adds MB/s columns)")
+    s.add_argument("--watch", action="store_true", help="repeat every interval")
+    s.add_argument("--count", type=int, help="with --watch: stop after N views")
+
+    x = sub.add_parser("exporter", help="serve the counters to Prometheus over HTTP")
+    x.add_argument("--listen", default="127.0.0.1:9737", metavar="ADDR:PORT")
+
+    sv = sub.add_parser("save", help="save the running configuration")
+    sv.add_argument("file", nargs="?", default=config.SAVE_FILE)
+    r = sub.add_parser("restore", help="restore a saved configuration (merge)")
+    r.add_argument("file", nargs="?", default=config.SAVE_FILE)
+
+    t = sub.add_parser("targetcli", help="targetcli with vaai backstores",
+                       add_help=False)
+    t.add_argument("args", nargs=argparse.REMAINDER)
+    return p
+
+
+def cmd_create(a):
+    so = backstore.create(a.name, a.path, size=a.size, readonly=a.readonly,
+                          wwn=a.wwn, profile=a.profile, block_size=a.block_size)
+    print("created vaai/%s on %s (%d bytes, %s store, profile %s)"
+          % (so.name, so.path_name, so.size, so.store, a.profile))
+
+
+def cmd_delete(a):
+    luns = backstore.delete(a.name)
+    print("deleted vaai/%s%s" % (a.name, "; removed %s" % ", ".join(luns) if luns else ""))
+
+
+def _human(n):
+    for unit in ("", "K", "M", "G", "T", "P"):
+        if n < 1024 or unit == "P":
+            return ("%d%s" if n == int(n) else "%.1f%s") % (n, unit)
+        n /= 1024.0
+
+
+def cmd_list(a):
+    rows = backstore.list_all()
+    if a.json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = [("NAME", "STORE", "SIZE", "BS", "MODE", "PATH", "EXPORTS")]
+    for r in rows:
+        mode = ("ro" if r["readonly"] else "rw") + (",thin" if r["thin"] else "") + \
+            (",wce" if r["write_cache"] else "")
+        table.append((r["name"], r["store"], _human(r["size"]), str(r["block_size"]),
+                      mode, r["path"], " ".join(r["exports"]) or "-"))
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+def cmd_export(a):
+    from . import export
+    so = backstore.find(a.name)
+    if a.fabric == "iscsi":
+        lun = export.export_iscsi(so, a.iqn, ip=a.ip, port=a.port,
+                                  initiators=a.initiator, lun=a.lun, chap=a.chap,
+                                  mutual_chap=a.mutual_chap)
+        where = "%s:%d" % (a.ip, a.port)
+    elif a.fabric == "fc":
+        lun = export.export_fc(so, a.wwpn, initiators=a.initiator, lun=a.lun,
+                               fabric=a.driver)
+        where = a.driver
+    else:
+        lun = export.export_loopback(so, lun=a.lun)
+        where = export.find_disk(so, driver="tcm_loopback")
+    target = lun.parent_tpg.parent_target.wwn
+    print("exported vaai/%s as %s LUN %d (%s)%s"
+          % (so.name, target, lun.lun, where,
+             "" if a.fabric == "loopback" or a.initiator else
+             "; no initiator mapped yet: add --initiator"))
+
+
+def cmd_unexport(a):
+    from . import export
+    so = backstore.find(a.name)
+    n = len(list(so.attached_luns))
+    export.unexport(so)
+    print("removed %d LUN%s of vaai/%s" % (n, "" if n == 1 else "s", so.name))
+
+
+def _stats_view(a, before, t0):
+    now, t1 = stats.read(names=a.names), time.monotonic()
+    if a.names:
+        unknown = sorted(set(a.names) - set(now))
+        if unknown:
+            raise VaaiError("no vaai backstore %s; see 'vaaictl list'" % ", ".join(unknown))
+    mbps = stats.rates(before, now, t1 - t0) if before is not None else None
+    if a.prometheus:
+        return stats.prometheus(now), now, t1
+    if a.json:
+        return stats.as_json(now, mbps), now, t1
+    return stats.table(now, mbps), now, t1
+
+
+def cmd_stats(a):
+    if a.watch and not a.interval:
+        a.interval = 2.0
+    before = t0 = None
+    if a.interval:
+        before, t0 = stats.read(names=a.names), time.monotonic()
+        time.sleep(a.interval)
+    shown = 0
+    clear = a.watch and sys.stdout.isatty() and not (a.json or a.prometheus)
+    while True:
+        text, before, t0 = _stats_view(a, before, t0)
+        sys.stdout.write(("\033[H\033[2J" if clear else "") + text)
+        sys.stdout.flush()
+        shown += 1
+        if not a.watch or (a.count and shown >= a.count):
+            return
+        if not clear:
+            print()
+        time.sleep(a.interval)
+
+
+def cmd_exporter(a):
+    from .exporter import serve
+    serve(a.listen)
+
+
+def cmd_save(a):
+    print("saved to %s" % config.save(a.file))
+
+
+def cmd_restore(a):
+    backstore.load_module()
+    n = config.restore(a.file, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    print("restored %d object%s from %s" % (n, "" if n == 1 else "s", a.file) if n
+          else "%s is restored already; nothing to do" % a.file)
+
+
+def cmd_targetcli(a):
+    from .targetcli_ui import run
+    return run(a.args)
+
+
+COMMANDS = {name[4:]: fn for name, fn in globals().items() if name.startswith("cmd_")}
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    if os.geteuid() != 0:
+        print("vaaictl: error: LIO is configured through configfs, which "
+              "needs root; run it with sudo", file=sys.stderr)
+        return 1
+    try:
+        return COMMANDS[args.cmd](args) or 0
+    except (VaaiError, RTSLibError) as e:
+        print("vaaictl: error: %s" % e, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

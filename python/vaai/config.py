@@ -1,0 +1,266 @@
+"""Save and restore through rtslib-fb's saveconfig.json, idempotently.
+
+rtslib's own restore refuses to run over a configuration that has any of
+the file's objects already.  Here restoring is a merge: what exists is left
+alone (and checked against the file), what is missing is made.  Restoring
+twice is a no-op; restoring over a partial configuration finishes it.  If
+something cannot be made, everything this run made is removed again.
+"""
+import copy
+import json
+import os
+
+from rtslib_fb import RTSRoot
+from rtslib_fb.root import default_save_file
+from rtslib_fb.target import Target
+from rtslib_fb.tcm import so_mapping
+from rtslib_fb.utils import RTSLibError, set_attributes
+
+from .errors import VaaiError
+
+SAVE_FILE = default_save_file
+
+
+def save(path=SAVE_FILE):
+    """Write the running configuration (every backstore and target) to path."""
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise VaaiError("directory %s does not exist" % d)
+    RTSRoot().save_to_file(path)
+    return path
+
+
+def load(path=SAVE_FILE):
+    try:
+        with open(path) as f:
+            config = json.load(f)
+    except FileNotFoundError:
+        raise VaaiError("%s does not exist; write one with 'vaaictl save'"
+                        % path) from None
+    except ValueError as e:
+        raise VaaiError("%s is not a saveconfig.json file: %s" % (path, e)) from None
+    problem = shape_problem(config)
+    if problem:
+        raise VaaiError("%s is not a usable saveconfig.json file: %s" % (path, problem))
+    return config
+
+
+# What each level of a saveconfig dict must carry: (list key, required keys).
+_SHAPE = {
+    "root": (("storage_objects", ("name", "plugin")), ("targets", ("wwn", "fabric"))),
+    "targets": (("tpgs", ("tag",)),),
+    "tpgs": (("luns", ("index", "storage_object")), ("portals", ("ip_address", "port")),
+             ("node_acls", ("node_wwn",))),
+    "node_acls": (("mapped_luns", ("index", "tpg_lun")),),
+}
+
+
+def shape_problem(node, level="root", where="the file"):
+    """What makes a saveconfig dict unusable, or None."""
+    if not isinstance(node, dict):
+        return "%s is not a JSON object" % where
+    for key, required in _SHAPE.get(level, ()):
+        items = node.get(key, [])
+        if not isinstance(items, list):
+            return "%s: %r is not a list" % (where, key)
+        for i, item in enumerate(items):
+            here = "%s %s[%d]" % (where, key, i)
+            if not isinstance(item, dict):
+                return "%s is not a JSON object" % here
+            for r in required:
+                if r not in item:
+                    return "%s has no %r" % (here, r)
+            problem = shape_problem(item, key, here)
+            if problem:
+                return problem
+    return None
+
+
+def _so_key(so):
+    return (so["plugin"], so["name"])
+
+
+def missing(config, running):
+    """What of config is not in running (both saveconfig dicts), as a
+    saveconfig dict of its own: storage objects absent by plugin and name;
+    targets absent by WWN; and, inside targets that exist, the LUNs,
+    portals, ACLs and mapped LUNs that do not.  Attributes, parameters and
+    CHAP settings of what exists are left as they are."""
+    have_so = {_so_key(so) for so in running.get("storage_objects", [])}
+    have_t = {t["wwn"]: t for t in running.get("targets", [])}
+    out = {"storage_objects": [so for so in config.get("storage_objects", [])
+                               if _so_key(so) not in have_so],
+           "fabric_modules": config.get("fabric_modules", []),
+           "targets": []}
+    for t in config.get("targets", []):
+        have = have_t.get(t["wwn"])
+        if have is None:
+            out["targets"].append(t)
+            continue
+        tpgs = []
+        have_tpgs = {tpg["tag"]: tpg for tpg in have.get("tpgs", [])}
+        for tpg in t.get("tpgs", []):
+            old = have_tpgs.get(tpg["tag"])
+            if old is None:
+                tpgs.append(tpg)
+                continue
+            part = _tpg_missing(tpg, old)
+            if part:
+                tpgs.append(part)
+        if tpgs:
+            out["targets"].append(dict(t, tpgs=tpgs))
+    return out
+
+
+def _tpg_missing(tpg, old):
+    """The part of tpg (saved) absent from old (running), or None."""
+    luns = [lun for lun in tpg.get("luns", [])
+            if lun["index"] not in {x["index"] for x in old.get("luns", [])}]
+    portals = [p for p in tpg.get("portals", [])
+               if (p["ip_address"], p["port"]) not in
+               {(x["ip_address"], x["port"]) for x in old.get("portals", [])}]
+    have_acls = {a["node_wwn"]: a for a in old.get("node_acls", [])}
+    acls = []
+    for acl in tpg.get("node_acls", []):
+        prev = have_acls.get(acl["node_wwn"])
+        if prev is None:
+            acls.append(acl)
+            continue
+        have_m = {m["index"] for m in prev.get("mapped_luns", [])}
+        mapped = [m for m in acl.get("mapped_luns", []) if m["index"] not in have_m]
+        if mapped:
+            # Only the mapping: the ACL's own settings are the running ones.
+            acls.append({"node_wwn": acl["node_wwn"], "mapped_luns": mapped})
+    if not (luns or portals or acls):
+        return None
+    # The TPG exists: no attribute, parameter or enable change.
+    return {"tag": tpg["tag"], "luns": luns, "portals": portals,
+            "node_acls": acls, "enable": old.get("enable", True)}
+
+
+def conflicts(config, running):
+    """Objects the file and the running configuration both have but
+    disagree on in a way a merge cannot settle: a backstore on another path,
+    a LUN index bound to another backstore."""
+    out = []
+    run_so = {_so_key(so): so for so in running.get("storage_objects", [])}
+    for so in config.get("storage_objects", []):
+        cur = run_so.get(_so_key(so))
+        want = so.get("dev") or so.get("path")
+        have = cur and (cur.get("dev") or cur.get("path"))
+        if want and have and want != have:
+            out.append("%s/%s is on %s here, %s in the file"
+                       % (so["plugin"], so["name"], have, want))
+    run_luns = {(t["wwn"], tpg["tag"], lun["index"]): lun["storage_object"]
+                for t in running.get("targets", []) for tpg in t.get("tpgs", [])
+                for lun in tpg.get("luns", [])}
+    for t in config.get("targets", []):
+        for tpg in t.get("tpgs", []):
+            for lun in tpg.get("luns", []):
+                cur = run_luns.get((t["wwn"], tpg["tag"], lun["index"]))
+                if cur and cur != lun["storage_object"]:
+                    out.append("%s tpg %d LUN %d is %s here, %s in the file"
+                               % (t["wwn"], tpg["tag"], lun["index"], cur,
+                                  lun["storage_object"]))
+    return out
+
+
+def restore(path=SAVE_FILE, progress=None):
+    """Make the running configuration contain path's; returns the number of
+    objects made (0: it was there already)."""
+    config = load(path)
+    root = RTSRoot()
+    running = root.dump()
+    clash = conflicts(config, running)
+    if clash:
+        raise VaaiError("%s disagrees with the running configuration: %s; "
+                        "remove those objects first" % (path, "; ".join(clash)))
+    todo = missing(config, running)
+    steps = todo["storage_objects"] + todo["targets"]
+    if not steps:
+        return 0
+    fabrics = {fm.name: fm for fm in root.fabric_modules}
+    for t in todo["targets"]:
+        if t.get("fabric") not in fabrics:
+            raise VaaiError("%s needs the %s fabric module, which is not loaded "
+                            "(modprobe it first)" % (t["wwn"], t.get("fabric")))
+    errors = []
+
+    def err(msg):
+        errors.append(msg)
+    try:
+        for i, so in enumerate(todo["storage_objects"], 1):
+            _report(progress, i, len(steps), "backstore %s/%s" % _so_key(so))
+            _restore_so(so, err)
+        for fm in todo["fabric_modules"]:
+            if fm.get("name") in fabrics:
+                fabrics[fm["name"]].setup(copy.deepcopy(fm), err)
+        for i, t in enumerate(todo["targets"], len(todo["storage_objects"]) + 1):
+            _report(progress, i, len(steps), "target %s" % t["wwn"])
+            Target.setup(fabrics[t["fabric"]], copy.deepcopy(t), err)
+        if errors:
+            raise VaaiError("cannot restore %s: %s" % (path, "; ".join(errors)))
+    except BaseException:
+        _undo(running)
+        raise
+    return len(steps)
+
+
+def _report(progress, i, n, what):
+    if progress:
+        progress("restoring %d/%d: %s" % (i, n, what))
+
+
+def _restore_so(so, err):
+    try:
+        cls = so_mapping[so["plugin"]]
+    except KeyError:
+        err("backstore type %r of %s is unknown here" % (so.get("plugin"), so["name"]))
+        return
+    kwargs = {k: v for k, v in so.items()
+              if k not in ("exists", "attributes", "plugin", "buffered_mode",
+                           "alua_tpgs")}
+    try:
+        obj = cls(**kwargs)
+    except (RTSLibError, OSError, TypeError) as e:
+        err("backstore %s/%s: %s" % (so["plugin"], so["name"], e))
+        return
+    set_attributes(obj, so.get("attributes", {}),
+                   lambda m: err("backstore %s/%s: %s" % (so["plugin"], so["name"], m)))
+
+
+def _prune(objs, old, key):
+    """Delete each of objs whose key(obj) is not in old (a dict of saved
+    entries); the others, as (obj, its old entry) pairs."""
+    kept = []
+    for obj in list(objs):
+        prev = old.get(key(obj))
+        if prev is None:
+            obj.delete()
+        else:
+            kept.append((obj, prev))
+    return kept
+
+
+def _undo(before):
+    """Remove what exists now but did not in `before` (a running dump)."""
+    root = RTSRoot()
+    targets = {t["wwn"]: t for t in before.get("targets", [])}
+    for t, prev in _prune(root.targets, targets, lambda t: t.wwn):
+        tpgs = {tpg["tag"]: tpg for tpg in prev.get("tpgs", [])}
+        for tpg, old in _prune(t.tpgs, tpgs, lambda tpg: tpg.tag):
+            _undo_tpg(tpg, old)
+    _prune(root.storage_objects, {_so_key(so): so for so in before.get("storage_objects", [])},
+           lambda so: (so.plugin, so.name))
+
+
+def _undo_tpg(tpg, old):
+    acls = {a["node_wwn"]: a for a in old.get("node_acls", [])}
+    for acl, prev in _prune(tpg.node_acls, acls, lambda a: a.node_wwn):
+        _prune(acl.mapped_luns, {m["index"]: m for m in prev.get("mapped_luns", [])},
+               lambda m: m.mapped_lun)
+    _prune(tpg.luns, {lun["index"]: lun for lun in old.get("luns", [])},
+           lambda lun: lun.lun)
+    _prune(tpg.network_portals,
+           {(p["ip_address"], p["port"]): p for p in old.get("portals", [])},
+           lambda p: (p.ip_address, p.port))

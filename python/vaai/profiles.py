@@ -1,0 +1,59 @@
+"""Attribute profiles applied when a backstore is created.
+
+`esxi` (the default) is what an ESXi datastore LUN wants without a loop of
+`echo 1 >` into configfs: 512-byte logical blocks (VMFS and most guest
+operating systems expect them), COMPARE AND WRITE and third-party copy on,
+UNMAP and WRITE SAME with UNMAP on where the store can deallocate, and the
+rotation rate taken from the store.  `plain` leaves LIO's own defaults: a
+thick-looking LUN with thin provisioning off, as target_core_file presents.
+"""
+import os
+import stat
+
+from .errors import VaaiError
+
+PROFILES = ("esxi", "plain")
+
+
+def is_nonrot(path, sysfs="/sys"):
+    """1 when the store sits on a non-rotational device (or in RAM, as tmpfs),
+    0 when on a spinning one, from the queue's `rotational` flag."""
+    st = os.stat(path)
+    dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
+    if os.major(dev) == 0:
+        return 1                        # tmpfs, overlay on RAM: no device
+    node = os.path.realpath(os.path.join(sysfs, "dev", "block",
+                                         "%d:%d" % (os.major(dev), os.minor(dev))))
+    for d in (node, os.path.dirname(node)):     # a partition: its disk's queue
+        try:
+            with open(os.path.join(d, "queue", "rotational")) as f:
+                return 0 if f.read().strip() == "1" else 1
+        except OSError:
+            continue
+    return 0
+
+
+def validate(profile, block_size=None):
+    """VaaiError unless profile and block size are ones we offer."""
+    if profile not in PROFILES:
+        raise VaaiError("unknown profile %r; use one of: %s"
+                        % (profile, ", ".join(PROFILES)))
+    if block_size is not None and str(block_size) not in ("512", "4096"):
+        raise VaaiError("block size %s: use 512 or 4096" % (block_size,))
+
+
+def attributes(profile, path, block_size=None, can_unmap=True, sysfs="/sys"):
+    """{attribute: value} to set on a new backstore for this profile."""
+    validate(profile, block_size)
+    attrs = {}
+    if block_size is not None:
+        attrs["block_size"] = int(block_size)
+    if profile == "plain":
+        attrs.update(emulate_tpu=0, emulate_tpws=0)
+        return attrs
+    attrs.setdefault("block_size", 512)
+    attrs.update(emulate_caw=1, emulate_3pc=1,
+                 is_nonrot=is_nonrot(path, sysfs))
+    if can_unmap:
+        attrs.update(emulate_tpu=1, emulate_tpws=1)
+    return attrs

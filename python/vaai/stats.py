@@ -1,0 +1,136 @@
+"""VAAI counters per backstore, the way esxtop's VAAI view shows them.
+
+The module keeps one counter per file in each device's attrib/ directory
+(attrib/stats_*).  This module reads them, turns two readings into rates,
+and renders a table, JSON or the Prometheus text format.  Reading takes a
+configfs root so the host tests can point it at a fake tree.
+"""
+import glob
+import json
+import os
+
+CORE = "/sys/kernel/config/target/core"
+
+# The module's counter files, in display order: (file suffix, esxtop column).
+COUNTERS = (
+    ("ats", "ATS"),
+    ("ats_miscompare", "ATSF"),
+    ("ats_failed", "ATS_ERR"),
+    ("zero", "ZERO"),
+    ("zero_failed", "ZERO_F"),
+    ("zero_blocks", None),
+    ("clone_read", "CLONE_RD"),
+    ("clone_write", "CLONE_WR"),
+    ("clone_failed", "CLONE_F"),
+    ("clone_read_bytes", None),
+    ("clone_write_bytes", None),
+    ("unmap", "UNMAP"),
+    ("unmap_failed", "UNMAP_F"),
+    ("unmap_blocks", None),
+)
+
+# What each rate column moves per second, in MB (10^6 bytes, as esxtop).
+RATES = (
+    ("MBZERO/s", "zero_bytes"),
+    ("MBC_RD/s", "clone_read_bytes"),
+    ("MBC_WR/s", "clone_write_bytes"),
+    ("MBDEL/s", "unmap_bytes"),
+)
+
+HELP = {
+    "ats": "COMPARE AND WRITE commands completed (esxtop ATS)",
+    "ats_miscompare": "COMPARE AND WRITE commands that miscompared (ATSF)",
+    "ats_failed": "COMPARE AND WRITE commands failed other than by a miscompare",
+    "zero": "WRITE SAME commands completed (ZERO)",
+    "zero_failed": "WRITE SAME commands failed (ZERO_F)",
+    "zero_bytes": "bytes written or zeroed by WRITE SAME",
+    "clone_read": "EXTENDED COPY commands that read this LUN (CLONE_RD)",
+    "clone_write": "EXTENDED COPY commands that wrote this LUN (CLONE_WR)",
+    "clone_failed": "EXTENDED COPY commands sent to this LUN that failed (CLONE_F)",
+    "clone_read_bytes": "bytes copied out of this LUN by EXTENDED COPY",
+    "clone_write_bytes": "bytes copied into this LUN by EXTENDED COPY",
+    "unmap": "UNMAP commands completed",
+    "unmap_failed": "UNMAP commands refused or failed",
+    "unmap_bytes": "bytes deallocated by UNMAP",
+}
+
+
+def _read_int(path):
+    with open(path) as f:
+        return int(f.read().split()[0])
+
+
+def read(root=CORE, names=None):
+    """{backstore name: counters} for every vaai backstore (or those named),
+    with the block counts also given in bytes."""
+    out = {}
+    for dev in sorted(glob.glob(os.path.join(root, "vaai_*", "*"))):
+        attrib = os.path.join(dev, "attrib")
+        name = os.path.basename(dev)
+        if not os.path.isdir(attrib) or (names and name not in names):
+            continue
+        try:
+            c = {key: _read_int(os.path.join(attrib, "stats_" + key))
+                 for key, _ in COUNTERS}
+            block = _read_int(os.path.join(attrib, "block_size"))
+        except (OSError, ValueError):
+            continue        # not enabled yet, or removed while we read
+        c["zero_bytes"] = c["zero_blocks"] * block
+        c["unmap_bytes"] = c["unmap_blocks"] * block
+        out[name] = c
+    return out
+
+
+def rates(before, after, seconds):
+    """{name: {rate column: MB/s}} between two readings `seconds` apart."""
+    out = {}
+    for name, now in after.items():
+        then = before.get(name)
+        if then is None or seconds <= 0:
+            continue
+        out[name] = {col: max(now[key] - then[key], 0) / 1e6 / seconds
+                     for col, key in RATES}
+    return out
+
+
+def table(counters, mbps=None):
+    """The human view: one row per backstore, esxtop's column names."""
+    cols = [col for _, col in COUNTERS if col]
+    head = ["BACKSTORE"] + cols + ([col for col, _ in RATES] if mbps is not None else [])
+    rows = [head]
+    for name, c in sorted(counters.items()):
+        row = [name] + [str(c[key]) for key, col in COUNTERS if col]
+        if mbps is not None:
+            r = mbps.get(name)
+            row += ["%.1f" % r[col] if r else "-" for col, _ in RATES]
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(r, widths)))
+             for r in rows]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def as_json(counters, mbps=None):
+    doc = {name: dict(c, **({"mb_per_s": mbps[name]} if mbps and name in mbps else {}))
+           for name, c in counters.items()}
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def _label(value):
+    return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
+
+
+def prometheus(counters):
+    """The Prometheus text exposition format (version 0.0.4): one counter
+    family per statistic, a `backstore` label per LUN."""
+    keys = [k for k, _ in COUNTERS if not k.endswith("_blocks")] + \
+        ["zero_bytes", "unmap_bytes"]
+    out = []
+    for key in keys:
+        metric = "vaai_%s_total" % key
+        out.append("# HELP %s %s" % (metric, HELP[key]))
+        out.append("# TYPE %s counter" % metric)
+        for name, c in sorted(counters.items()):
+            out.append('%s{backstore="%s"} %d' % (metric, _label(name), c[key]))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,119 @@
+"""targetcli with a /backstores/vaai node.
+
+targetcli-fb builds /backstores from a fixed list of backstore classes and
+has no plugin hook.  This launcher adds ours before targetcli starts: it
+registers the `vaai` storage object type with rtslib-fb (so saveconfig and
+restoreconfig carry vaai backstores), adds a UI class for them under
+/backstores, then runs the installed targetcli unchanged.  No system file
+is modified; plain `targetcli` keeps working, without the vaai node.
+
+    targetcli-vaai                       (or: vaaictl targetcli)
+    /> /backstores/vaai create ds1 /srv/ds1.img size=2T
+    /> /iscsi/iqn.../tpg1/luns create /backstores/vaai/ds1
+"""
+import os
+import runpy
+import stat
+import sys
+
+from . import backstore
+from .errors import VaaiError
+from .storage import PLUGIN
+
+TARGETCLI = "/usr/bin/targetcli"
+
+
+def install():
+    """Give targetcli's /backstores a `vaai` child (once per process)."""
+    from configshell_fb import ExecutionError
+    from targetcli import ui_backstore as ub
+
+    if getattr(ub.UIBackstores, "_vaai_installed", False):
+        return
+
+    class UIVaaiStorageObject(ub.UIStorageObject):
+        def summary(self):
+            so = self.rtsnode
+            return ("%s (%s) %s%s %s" % (so.path_name, ub.bytes_to_human(so.size),
+                                         "ro " if so.readonly else "", so.store,
+                                         so.status), True)
+
+    class UIVaaiBackstore(ub.UIBackstore):
+        def __init__(self, parent):
+            self.so_cls = UIVaaiStorageObject
+            ub.UIBackstore.__init__(self, PLUGIN, parent)
+
+        def ui_command_create(self, name, file_or_dev, size=None, readonly=None,
+                              wwn=None, profile=None, block_size=None):
+            '''
+            Creates a vaai storage object (target_core_vaai: COMPARE AND
+            WRITE, WRITE SAME, UNMAP and EXTENDED COPY in the kernel).
+            "file_or_dev" is a block device, or a file; a file that does not
+            exist is created sparse with "size" (64M, 10G, 2T).  "profile"
+            is esxi (default: 512-byte blocks, thin provisioning, ATS and
+            third-party copy on) or plain (LIO's defaults).
+            '''
+            self.assert_root()
+            try:
+                so = backstore.create(
+                    name, os.path.expanduser(file_or_dev), size=size,
+                    readonly=self.ui_eval_param(readonly, "bool", False),
+                    wwn=self.ui_eval_param(wwn, "string", None),
+                    profile=self.ui_eval_param(profile, "string", "esxi"),
+                    block_size=self.ui_eval_param(block_size, "number", None))
+            except VaaiError as e:
+                raise ExecutionError(str(e))
+            ui_so = UIVaaiStorageObject(so, self)
+            self.shell.log.info("Created vaai %s on %s (%s, %s store)."
+                                % (name, so.path_name, ub.bytes_to_human(so.size),
+                                   so.store))
+            return self.new_node(ui_so)
+
+        def ui_complete_create(self, parameters, text, current_param):
+            if current_param != "file_or_dev":
+                return []
+            found = ub.complete_path(text, lambda m: stat.S_ISREG(m) or stat.S_ISBLK(m))
+            if len(found) == 1 and not found[0].endswith("/"):
+                found = [found[0] + " "]
+            return found
+
+    # targetcli asks the system D-Bus for tcmu-runner's handlers and dies
+    # where there is no bus (containers, minimal installs); with no bus
+    # there are no user backstores to list.
+    user_backstores = ub.UIBackstores._user_backstores
+
+    def _user_backstores(self):
+        from gi.repository import GLib
+        try:
+            found = list(user_backstores(self))
+        except GLib.Error:
+            found = []
+        yield from found
+
+    ub.UIBackstores._user_backstores = _user_backstores
+    original = ub.UIBackstores.refresh
+
+    def refresh(self):
+        original(self)
+        UIVaaiBackstore(self)
+
+    ub.UIBackstores.refresh = refresh
+    ub.UIBackstores._vaai_installed = True
+
+
+def run(args):
+    """Run targetcli (with args, as its command line) with the vaai node."""
+    if not os.path.exists(TARGETCLI):
+        raise VaaiError("%s not found: install targetcli-fb" % TARGETCLI)
+    backstore.load_module()
+    install()
+    sys.argv = [TARGETCLI] + list(args)
+    try:
+        runpy.run_path(TARGETCLI, run_name="__main__")
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (1 if e.code else 0)
+    return 0
+
+
+def main():
+    sys.exit(run(sys.argv[1:]))

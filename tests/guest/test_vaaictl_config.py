@@ -1,0 +1,198 @@
+"""vaaictl save/restore (idempotent, finishing a partial configuration,
+rolled back when it cannot finish) and targetcli driving a vaai backstore."""
+import json
+import os
+
+import pytest
+from rtslib_fb import RTSRoot
+
+import fabrics
+from conftest import SCRATCH
+from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
+from ctl import refused, vaaictl
+from vaai import VaaiStorageObject
+from vaai.export import find_disk, sg_of
+
+IQN = "iqn.2026-11.org.vaai:ctl"
+ESX = "iqn.1998-01.com.vmware:esx01-4c2f1b7e"
+
+
+@pytest.fixture(autouse=True)
+def clean_slate():
+    """These tests wipe all of LIO's configuration: the shared iSCSI and FC
+    topologies go first (they come back when next needed), and whatever a
+    test leaves is wiped after it, backing files included."""
+    fabrics.close_all()
+    made = []
+    yield made
+    RTSRoot().clear_existing(confirm=True)
+    for path in made:
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def dump():
+    """The running configuration, its lists in a fixed order (configfs lists
+    directories in creation order, which a restore need not repeat)."""
+    d = RTSRoot().dump()
+    d["storage_objects"].sort(key=lambda so: (so["plugin"], so["name"]))
+    d["targets"].sort(key=lambda t: t["wwn"])
+    for t in d["targets"]:
+        t["tpgs"].sort(key=lambda tpg: tpg["tag"])
+        for tpg in t["tpgs"]:
+            tpg["luns"].sort(key=lambda lun: lun["index"])
+            tpg["portals"].sort(key=lambda p: (p["ip_address"], p["port"]))
+            tpg["node_acls"].sort(key=lambda a: a["node_wwn"])
+            for acl in tpg["node_acls"]:
+                acl["mapped_luns"].sort(key=lambda m: m["index"])
+    return d
+
+
+def build(made):
+    """Two backstores, one exported over iSCSI with an ACL and CHAP, the
+    other over tcm_loop; 64 KiB of data written into the first."""
+    for name in ("ds1", "ds2"):
+        path = os.path.join(SCRATCH, name + ".img")
+        made.append(path)
+        vaaictl("create", name, path, "--size", "32M")
+    vaaictl("export", "ds1", "iscsi", "--iqn", IQN, "--ip", "127.0.0.1",
+            "--initiator", ESX, "--chap", "esx01:s3cret-s3cret")
+    vaaictl("export", "ds1", "iscsi", "--iqn", IQN, "--ip", "127.0.0.1", "--lun", "1",
+            "--initiator", ESX, "--chap", "esx01:s3cret-s3cret")
+    vaaictl("export", "ds2", "loopback")
+    data = os.urandom(64 * 1024)
+    sg = sg_of(find_disk(VaaiStorageObject("ds2")))
+    clear_unit_attention(sg)
+    expect_good(write_blocks(sg, 100, data, 512))
+    return data
+
+
+def test_save_wipe_restore_twice(clean_slate, tmp_path):
+    data = build(clean_slate)
+    saved = str(tmp_path / "saveconfig.json")
+    assert vaaictl("save", saved)[1] == "saved to %s\n" % saved
+    before = dump()
+    assert {so["name"] for so in json.load(open(saved))["storage_objects"]} == {"ds1", "ds2"}
+
+    RTSRoot().clear_existing(confirm=True)
+    assert dump()["storage_objects"] == []
+    _, out, err = vaaictl("restore", saved)
+    assert len(err.splitlines()) == 4, err
+    assert out == "restored 4 objects from %s\n" % saved
+    wwns = [t["wwn"] for t in json.load(open(saved))["targets"]]
+    names = [so["name"] for so in json.load(open(saved))["storage_objects"]]
+    assert err.splitlines() == ["restoring 1/4: backstore vaai/%s" % names[0],
+                                "restoring 2/4: backstore vaai/%s" % names[1],
+                                "restoring 3/4: target %s" % wwns[0],
+                                "restoring 4/4: target %s" % wwns[1]]
+    assert dump() == before
+    tpg = [t for t in RTSRoot().targets if t.wwn == IQN][0].tpgs
+    acl = list(list(tpg)[0].node_acls)[0]
+    assert (acl.chap_userid, acl.chap_password) == ("esx01", "s3cret-s3cret")
+
+    sg = sg_of(find_disk(VaaiStorageObject("ds2")))
+    clear_unit_attention(sg)
+    assert expect_good(read_blocks(sg, 100, 128, 512)).data == data
+
+    _, out, err = vaaictl("restore", saved)
+    assert out == "%s is restored already; nothing to do\n" % saved and err == ""
+    assert dump() == before
+
+
+def test_restore_finishes_a_partial_configuration(clean_slate, tmp_path):
+    build(clean_slate)
+    saved = str(tmp_path / "saveconfig.json")
+    vaaictl("save", saved)
+    before = dump()
+    target = [t for t in RTSRoot().targets if t.wwn == IQN][0]
+    tpg = list(target.tpgs)[0]
+    acl = list(tpg.node_acls)[0]
+    [m for m in acl.mapped_luns if m.mapped_lun == 1][0].delete()
+    [lun for lun in tpg.luns if lun.lun == 1][0].delete()
+    loop_target = [t for t in RTSRoot().targets if t.wwn != IQN][0]
+    loop_target.delete()
+    VaaiStorageObject("ds2").delete()
+    assert dump() != before
+
+    _, out, _ = vaaictl("restore", saved)
+    assert out == "restored 3 objects from %s\n" % saved
+    assert dump() == before
+
+
+def test_restore_refuses_a_file_that_disagrees(clean_slate, tmp_path):
+    build(clean_slate)
+    saved = tmp_path / "saveconfig.json"
+    vaaictl("save", saved)
+    before = dump()
+    config = json.loads(saved.read_text())
+    [so for so in config["storage_objects"] if so["name"] == "ds1"][0]["path"] = \
+        "/srv/elsewhere.img"
+    saved.write_text(json.dumps(config))
+    refused(["restore", saved], "vaai/ds1 is on %s here, /srv/elsewhere.img in the file"
+            % os.path.join(SCRATCH, "ds1.img"))
+    assert dump() == before
+
+
+def test_restore_that_cannot_finish_is_rolled_back(clean_slate, tmp_path):
+    build(clean_slate)
+    saved = tmp_path / "saveconfig.json"
+    vaaictl("save", saved)
+    RTSRoot().clear_existing(confirm=True)
+    config = json.loads(saved.read_text())
+    # ds2's data is gone and the file names no size: it cannot be made, and
+    # neither can the tcm_loop LUN on it.  ds1 and its iSCSI target can.
+    ds2 = [so for so in config["storage_objects"] if so["name"] == "ds2"][0]
+    ds2["path"] = os.path.join(SCRATCH, "gone.img")
+    del ds2["size"]
+    saved.write_text(json.dumps(config))
+    rc, out, err = vaaictl("restore", saved, check=False)
+    assert rc == 1 and out == ""
+    assert "cannot restore" in err and "gone.img does not exist" in err
+    assert dump()["storage_objects"] == [] and dump()["targets"] == []
+
+
+def test_restore_without_the_fabric_module_says_so(clean_slate, tmp_path):
+    saved = tmp_path / "saveconfig.json"
+    saved.write_text(json.dumps({"storage_objects": [], "targets": [
+        {"wwn": "naa.20000025b500000f", "fabric": "no_such_fabric", "tpgs": []}]}))
+    refused(["restore", saved], "needs the no_such_fabric fabric module")
+
+
+def targetcli(*args, check=True):
+    return vaaictl("targetcli", *args, check=check)
+
+
+def test_targetcli_creates_exports_and_saves_a_vaai_backstore(clean_slate, tmp_path):
+    path = os.path.join(SCRATCH, "tc.img")
+    clean_slate.append(path)
+    _, out, _ = targetcli("/backstores/vaai", "create", "tc1", path, "size=64M")
+    assert "Created vaai tc1 on %s" % path in out
+    assert VaaiStorageObject("tc1").get_attribute("emulate_3pc") == "1"
+    _, out, _ = targetcli("ls", "/backstores/vaai")
+    assert "tc1" in out and path in out
+
+    targetcli("/loopback", "create", "naa.5001405aaaaaaaaa")
+    targetcli("/loopback/naa.5001405aaaaaaaaa/luns", "create", "/backstores/vaai/tc1")
+    sg = sg_of(find_disk(VaaiStorageObject("tc1")))
+    clear_unit_attention(sg)
+    data = os.urandom(4096)
+    expect_good(write_blocks(sg, 8, data, 512))
+
+    saved = str(tmp_path / "tc.json")
+    targetcli("saveconfig", saved)
+    with open(saved) as f:
+        sos = json.load(f)["storage_objects"]
+    assert [(so["plugin"], so["name"], so["path"]) for so in sos] == [("vaai", "tc1", path)]
+    before = dump()
+
+    targetcli("clearconfig", "confirm=True")
+    assert dump()["storage_objects"] == []
+    targetcli("restoreconfig", saved)
+    assert dump() == before
+    sg = sg_of(find_disk(VaaiStorageObject("tc1")))
+    clear_unit_attention(sg)
+    assert expect_good(read_blocks(sg, 8, 8, 512)).data == data
+
+    rc, out, err = targetcli("/backstores/vaai", "create", "tc1", path, check=False)
+    assert "backstore vaai/tc1 exists already" in out + err
+    assert [so.name for so in RTSRoot().storage_objects] == ["tc1"]

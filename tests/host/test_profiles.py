@@ -1,0 +1,68 @@
+"""Host-side tests of the attribute profiles applied on create."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+
+from vaai.errors import VaaiError  # noqa: E402
+from vaai.profiles import attributes, is_nonrot  # noqa: E402
+
+
+def fake_sysfs(tmp_path, dev, rotational, partition=False):
+    """A /sys/dev/block/MAJ:MIN link to a device directory with a queue."""
+    disk = tmp_path / "devices" / "sda"
+    node = disk / "sda1" if partition else disk
+    (disk / "queue").mkdir(parents=True)
+    (disk / "queue" / "rotational").write_text("%d\n" % rotational)
+    node.mkdir(exist_ok=True)
+    (tmp_path / "dev" / "block").mkdir(parents=True)
+    os.symlink(str(node), str(tmp_path / "dev" / "block" / ("%d:%d" % dev)))
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize("rotational, partition, want", [
+    (1, False, 0), (0, False, 1), (1, True, 0), (0, True, 1)])
+def test_is_nonrot_reads_the_queue_of_the_file_system_device(tmp_path, rotational,
+                                                            partition, want):
+    f = tmp_path / "store.img"
+    f.write_bytes(b"")
+    st = os.stat(str(f))
+    if os.major(st.st_dev) == 0:
+        pytest.skip("tmp is on a device-less file system here")
+    sysfs = fake_sysfs(tmp_path, (os.major(st.st_dev), os.minor(st.st_dev)),
+                       rotational, partition)
+    assert is_nonrot(str(f), sysfs) == want
+
+
+def test_is_nonrot_for_a_ram_file_system():
+    if os.major(os.stat("/dev/shm").st_dev) != 0:
+        pytest.skip("/dev/shm has a device here")
+    assert is_nonrot("/dev/shm") == 1
+
+
+def test_esxi_profile_turns_on_the_primitives(tmp_path):
+    attrs = attributes("esxi", "/dev/shm", can_unmap=True)
+    assert attrs["block_size"] == 512
+    assert attrs["emulate_caw"] == 1 and attrs["emulate_3pc"] == 1
+    assert attrs["emulate_tpu"] == 1 and attrs["emulate_tpws"] == 1
+    assert attrs["is_nonrot"] in (0, 1)
+
+
+def test_esxi_profile_leaves_unmap_off_where_the_store_cannot():
+    attrs = attributes("esxi", "/dev/shm", can_unmap=False)
+    assert "emulate_tpu" not in attrs and "emulate_tpws" not in attrs
+
+
+def test_plain_profile_is_lio_defaults_with_thin_provisioning_off():
+    assert attributes("plain", "/dev/shm") == {"emulate_tpu": 0, "emulate_tpws": 0}
+    assert attributes("plain", "/dev/shm", block_size=4096)["block_size"] == 4096
+
+
+def test_block_size_override_and_refusals():
+    assert attributes("esxi", "/dev/shm", block_size="4096")["block_size"] == 4096
+    with pytest.raises(VaaiError, match="use 512 or 4096"):
+        attributes("esxi", "/dev/shm", block_size=1024)
+    with pytest.raises(VaaiError, match="unknown profile 'vmware'"):
+        attributes("vmware", "/dev/shm")
