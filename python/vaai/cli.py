@@ -77,6 +77,8 @@ def parser():
                    type=_typed(initiator_name), help="initiator IQN to map (repeat)")
     i.add_argument("--chap", type=_typed(chap_pair), metavar="USER:SECRET")
     i.add_argument("--mutual-chap", type=_typed(chap_pair), metavar="USER:SECRET")
+    i.add_argument("--profile", choices=PROFILES, default="esxi",
+                   help="settings of a new TPG (default: esxi)")
     f = fab.add_parser("fc", help="a Fibre Channel target port")
     f.add_argument("--wwpn", required=True, type=_typed(fc_wwn))
     f.add_argument("--initiator", action="append", default=[], type=_typed(fc_wwn),
@@ -154,7 +156,7 @@ def cmd_export(a):
     if a.fabric == "iscsi":
         lun = export.export_iscsi(so, a.iqn, ip=a.ip, port=a.port,
                                   initiators=a.initiator, lun=a.lun, chap=a.chap,
-                                  mutual_chap=a.mutual_chap)
+                                  mutual_chap=a.mutual_chap, profile=a.profile)
         where = "%s:%d" % (a.ip, a.port)
     elif a.fabric == "fc":
         lun = export.export_fc(so, a.wwpn, initiators=a.initiator, lun=a.lun,

@@ -10,6 +10,7 @@ from rtslib_fb.utils import RTSLibError
 
 from .errors import VaaiError
 from .params import fc_wwn
+from .profiles import iscsi_tpg
 
 
 def _fabric(name):
@@ -31,12 +32,13 @@ def export_loopback(so, lun=0, wwn=None):
 
 
 def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
-                 lun=0, tag=1, chap=None, mutual_chap=None):
+                 lun=0, tag=1, chap=None, mutual_chap=None, profile="plain"):
     """Export so over iSCSI on ip:port; LUN lun is mapped to each initiator
     IQN in initiators (an ACL each; no ACL at all means nobody sees it).
     chap=(user, secret): those initiators must log in with it; mutual_chap:
-    and the target answers with this one.  What exists already is reused;
-    on failure, what this call created is removed again."""
+    and the target answers with this one.  profile: the TPG settings
+    (profiles.ISCSI_TPG) for a TPG this call creates.  What exists already
+    is reused; on failure, what this call created is removed again."""
     if mutual_chap and not chap:
         raise VaaiError("mutual CHAP needs the initiator's CHAP credentials too")
     fm = _fabric("iscsi")
@@ -49,6 +51,12 @@ def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
             target = _made(created, Target(fm, mode="create"))
         tpg = _get_or_make(created, lambda: TPG(target, tag, mode="lookup"),
                            lambda: TPG(target, tag, mode="create"))
+        if tpg in created:
+            params, attrs = iscsi_tpg(profile)
+            for name, value in params.items():
+                tpg.set_parameter(name, value)
+            for name, value in attrs.items():
+                tpg.set_attribute(name, value)
         _get_or_make(created, lambda: NetworkPortal(tpg, ip, port, mode="lookup"),
                      lambda: NetworkPortal(tpg, ip, port, mode="create"))
         tpg_lun = _lun(created, tpg, lun, so)

@@ -57,3 +57,31 @@ def attributes(profile, path, block_size=None, can_unmap=True, sysfs="/sys"):
     if can_unmap:
         attrs.update(emulate_tpu=1, emulate_tpws=1)
     return attrs
+
+
+# What an iSCSI export sets on a TPG it creates (a TPG that exists keeps its
+# settings).  `esxi` meets what ESXi's software initiator offers by default
+# (256 KiB first and maximum bursts, 128 commands queued per LUN) and lets
+# an initiator that proposes InitialR2T=No send its first burst
+# unsolicited.  LIO's own defaults (a 64 KiB first burst, InitialR2T=Yes,
+# a CmdSN window of 64) make every write wait for an R2T and cap the
+# session at 64 commands in flight.
+ISCSI_TPG = {
+    "esxi": {
+        "parameters": {
+            "FirstBurstLength": "262144",
+            "MaxBurstLength": "262144",
+            "InitialR2T": "No",
+            "ImmediateData": "Yes",
+        },
+        "attributes": {"default_cmdsn_depth": "128"},
+    },
+    "plain": {"parameters": {}, "attributes": {}},
+}
+
+
+def iscsi_tpg(profile):
+    """(parameters, attributes) for a new iSCSI TPG under this profile."""
+    validate(profile)
+    p = ISCSI_TPG[profile]
+    return dict(p["parameters"]), dict(p["attributes"])

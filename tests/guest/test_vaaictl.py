@@ -3,6 +3,7 @@ primitive with sg3_utils and read the counters back, refusals that leave
 nothing behind."""
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -271,6 +272,30 @@ def iscsi_session():
                    capture_output=True)
 
 
+def negotiated(iqn):
+    """The iSCSI parameters of open-iscsi's session to iqn, as negotiated."""
+    out = sh("iscsiadm", "-m", "session", "-P", "2")
+    part = out[out.index("Target: " + iqn):]
+    return dict(re.findall(r"^\s+(\w+): (\S+)$", part, re.M))
+
+
+def test_plain_profile_keeps_lio_iscsi_defaults(backstores, iscsi_session):
+    path = os.path.join(SCRATCH, "plainiscsi.img")
+    backstores.append("plainiscsi")
+    vaaictl("create", "plainiscsi", path, "--size", "16M")
+    try:
+        vaaictl("export", "plainiscsi", "iscsi", "--iqn", ISCSI_IQN, "--ip", "127.0.0.1",
+                "--initiator", iscsi_session, "--profile", "plain")
+        sh(INITIATOR, "login", ISCSI_IQN)
+        got = negotiated(ISCSI_IQN)
+        assert got.items() >= {"FirstBurstLength": "65536",
+                               "InitialR2T": "Yes"}.items(), json.dumps(got)
+        sh(INITIATOR, "logout", ISCSI_IQN)
+    finally:
+        vaaictl("delete", "plainiscsi")
+        os.unlink(path)
+
+
 def test_export_over_iscsi_with_chap(backstores, iscsi_session):
     me = iscsi_session
     path = os.path.join(SCRATCH, "chap.img")
@@ -295,6 +320,13 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
         env.update(CHAP_PASS="s3cret-for-esx1")
         subprocess.run([INITIATOR, "login", ISCSI_IQN], env=env, check=True,
                        capture_output=True)
+        # The esxi profile's TPG settings, as the session negotiated them.
+        want = {"FirstBurstLength": "262144", "MaxBurstLength": "262144",
+                "InitialR2T": "No", "ImmediateData": "Yes"}
+        assert negotiated(ISCSI_IQN).items() >= want.items()
+        acl = list(list([t for t in RTSRoot().targets
+                         if t.wwn == ISCSI_IQN][0].tpgs)[0].node_acls)[0]
+        assert acl.tcq_depth == "128"
         sg = sg_of(find_disk(VaaiStorageObject("chap"), "iscsi_tcp", target=ISCSI_IQN))
         clear_unit_attention(sg)
         data = os.urandom(8192)

@@ -66,3 +66,15 @@ def test_block_size_override_and_refusals():
         attributes("esxi", "/dev/shm", block_size=1024)
     with pytest.raises(VaaiError, match="unknown profile 'vmware'"):
         attributes("vmware", "/dev/shm")
+
+
+def test_iscsi_tpg_profiles():
+    from vaai.profiles import iscsi_tpg
+    params, attrs = iscsi_tpg("esxi")
+    assert params["FirstBurstLength"] == "262144" and params["InitialR2T"] == "No"
+    assert attrs == {"default_cmdsn_depth": "128"}
+    assert iscsi_tpg("plain") == ({}, {})
+    params["InitialR2T"] = "Yes"                 # a copy: the table is unchanged
+    assert iscsi_tpg("esxi")[0]["InitialR2T"] == "No"
+    with pytest.raises(VaaiError):
+        iscsi_tpg("vmware")
