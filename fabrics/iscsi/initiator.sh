@@ -5,11 +5,16 @@
 #   initiator.sh login  IQN [IP[:PORT]]  CHAP from $CHAP_USER/$CHAP_PASS, and
 #                                      the target's from $CHAP_USER_IN/$CHAP_PASS_IN
 #   initiator.sh logout IQN [IP[:PORT]]
+#   initiator.sh iface NAME IQN        a second initiator identity: an
+#                                      open-iscsi iface with its own IQN
+# login and logout go through the iface $ISCSI_IFACE (default: open-iscsi's
+# own "default"), so one machine logs in to one target as two initiators.
 set -eu
 NAME_FILE=/etc/iscsi/initiatorname.iscsi
 DEFAULT_IQN=iqn.2026-11.org.vaai:initiator
 
 iqn() { sed -n 's/^InitiatorName=//p' "$NAME_FILE"; }
+IFACE_OPT="-I ${ISCSI_IFACE:-default}"
 
 case "${1:-}" in
 start)
@@ -22,10 +27,15 @@ start)
 name)
 	iqn
 	;;
+iface)
+	iscsiadm -m iface -I "$2" >/dev/null 2>&1 ||
+		iscsiadm -m iface -I "$2" -o new >/dev/null
+	iscsiadm -m iface -I "$2" -o update -n iface.initiatorname -v "$3" >/dev/null
+	;;
 login)
 	portal=${3:-127.0.0.1:3260}
-	iscsiadm -m discovery -t sendtargets -p "$portal" >/dev/null
-	set_node() { iscsiadm -m node -T "$2" -p "$portal" -o update -n "$3" -v "$4"; }
+	iscsiadm -m discovery -t sendtargets -p "$portal" $IFACE_OPT >/dev/null
+	set_node() { iscsiadm -m node -T "$2" -p "$portal" $IFACE_OPT -o update -n "$3" -v "$4"; }
 	if [ -n "${CHAP_USER:-}" ]; then
 		set_node - "$2" node.session.auth.authmethod CHAP
 		set_node - "$2" node.session.auth.username "$CHAP_USER"
@@ -35,15 +45,15 @@ login)
 			set_node - "$2" node.session.auth.password_in "$CHAP_PASS_IN"
 		fi
 	fi
-	iscsiadm -m node -T "$2" -p "$portal" --login >/dev/null
+	iscsiadm -m node -T "$2" -p "$portal" $IFACE_OPT --login >/dev/null
 	;;
 logout)
 	portal=${3:-127.0.0.1:3260}
-	iscsiadm -m node -T "$2" -p "$portal" --logout >/dev/null
-	iscsiadm -m node -T "$2" -p "$portal" -o delete >/dev/null
+	iscsiadm -m node -T "$2" -p "$portal" $IFACE_OPT --logout >/dev/null
+	iscsiadm -m node -T "$2" -p "$portal" $IFACE_OPT -o delete >/dev/null
 	;;
 *)
-	echo "usage: $0 start|name|login IQN [PORTAL]|logout IQN [PORTAL]" >&2
+	echo "usage: $0 start|name|login IQN [PORTAL]|logout IQN [PORTAL]|iface NAME IQN" >&2
 	exit 2
 	;;
 esac

@@ -175,23 +175,25 @@ def _scsi_driver(block):
         return f.read().strip()
 
 
-def _iscsi_target(block):
-    """The IQN of the iSCSI session /sys/block/sdX hangs off, or None."""
+def _iscsi_session(block, attr):
+    """targetname or initiatorname of the iSCSI session /sys/block/sdX
+    hangs off, or None."""
     m = re.search(r"/(session\d+)/", os.path.realpath("/sys/block/%s/device" % block))
     if not m:
         return None
     try:
-        with open("/sys/class/iscsi_session/%s/targetname" % m.group(1)) as f:
+        with open("/sys/class/iscsi_session/%s/%s" % (m.group(1), attr)) as f:
             return f.read().strip()
     except OSError:
         return None
 
 
-def find_disk(so, driver=None, timeout=20.0, target=None):
+def find_disk(so, driver=None, timeout=20.0, target=None, initiator=None):
     """The /dev/sdX whose unit serial (VPD page 0x80) is so's, once the SCSI
     scan has found it; driver picks the fabric when it is seen over several
     (tcm_loopback, iscsi_tcp, fcoe), target the iSCSI target (IQN) when it is
-    seen through several."""
+    seen through several, initiator the iSCSI initiator name when this
+    machine logs in as several."""
     deadline = time.monotonic() + timeout
     serial = so.wwn.encode()
     while True:
@@ -201,7 +203,10 @@ def find_disk(so, driver=None, timeout=20.0, target=None):
                 with open(pg80, "rb") as f:
                     if serial in f.read() and \
                             (driver is None or _scsi_driver(block) == driver) and \
-                            (target is None or _iscsi_target(block) == target):
+                            (target is None or
+                             _iscsi_session(block, "targetname") == target) and \
+                            (initiator is None or
+                             _iscsi_session(block, "initiatorname") == initiator):
                         return "/dev/" + block
             except OSError:
                 pass

@@ -145,6 +145,53 @@ class Fc(_Shared):
         subprocess.run([FC_TOPOLOGY, "down"], capture_output=True)
 
 
+class TwoHosts:
+    """Two initiators on one iSCSI target, as two ESXi hosts with their own
+    datastores: host A is this machine's initiator name, host B a second
+    open-iscsi iface with a name of its own.  Each has an ACL; map() puts a
+    storage object into one host's ACL, optionally read-only, and returns
+    that host's /dev/sdX of it."""
+    IQN = "iqn.2026-11.org.vaai:two-hosts"
+    B_IFACE, B_IQN = "vaai-host-b", "iqn.1998-01.com.vmware:esx-b-5e11a5e0"
+
+    def __init__(self):
+        sh(INITIATOR, "start")
+        sh(INITIATOR, "iface", self.B_IFACE, self.B_IQN)
+        self.names = {"A": sh(INITIATOR, "name"), "B": self.B_IQN}
+        self.target = Target(FabricModule("iscsi"), self.IQN)
+        self.tpg = TPG(self.target, 1)
+        NetworkPortal(self.tpg, "127.0.0.1", 3260)
+        self.acls = {h: NodeACL(self.tpg, n) for h, n in self.names.items()}
+        self.tpg.set_attribute("authentication", "0")
+        self.tpg.enable = True
+        self.luns = {}              # storage object name -> TPG LUN
+        self.mapped = {"A": 0, "B": 0}
+        for host in self.names:
+            self._initiator("login", host)
+
+    def _initiator(self, op, host, check=True):
+        env = dict(os.environ, ISCSI_IFACE=self.B_IFACE) if host == "B" else None
+        p = subprocess.run([INITIATOR, op, self.IQN], env=env, capture_output=True,
+                           text=True)
+        if check and p.returncode:
+            raise AssertionError("%s as host %s failed: %s" % (op, host, p.stderr))
+
+    def map(self, so, host, readonly=False):
+        if so.name not in self.luns:
+            self.luns[so.name] = LUN(self.tpg, len(self.luns), storage_object=so)
+        MappedLUN(self.acls[host], self.mapped[host], self.luns[so.name],
+                  write_protect=readonly)
+        self.mapped[host] += 1
+        sh("iscsiadm", "-m", "session", "-R")
+        return find_disk(so, "iscsi_tcp", timeout=30, target=self.IQN,
+                         initiator=self.names[host])
+
+    def close(self):
+        for host in self.names:
+            self._initiator("logout", host, check=False)
+        self.target.delete()
+
+
 _CLASSES = {"loop": Loop, "iscsi": Iscsi, "fc": Fc}
 _up = {}
 
