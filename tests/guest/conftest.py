@@ -106,12 +106,13 @@ def pytest_runtest_setup(item):
 
 def pytest_generate_tests(metafunc):
     """(store, fabric) for every test that uses a LUN: both stores over
-    tcm_loop; the file store over the other fabrics where the module asks."""
+    tcm_loop, and over the other fabrics where the module asks."""
     if "store" not in metafunc.fixturenames:
         return
     combos = [(store, "loop") for store in STORES]
     if getattr(metafunc.module, "ALL_FABRICS", False):
-        combos += [("file", name) for name in fabrics.selected() if name != "loop"]
+        combos += [(store, name) for name in fabrics.selected() if name != "loop"
+                   for store in STORES]
     metafunc.parametrize(("store", "fabric"), combos, indirect=True,
                          ids=["%s-%s" % c if c[1] != "loop" else c[0] for c in combos])
 

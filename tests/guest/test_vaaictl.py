@@ -4,6 +4,7 @@ nothing behind."""
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -349,3 +350,36 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
             if os.path.exists(p):
                 os.unlink(p)
     assert ISCSI_IQN not in [t.wwn for t in RTSRoot().targets]
+
+
+@pytest.fixture
+def lun_named_bad(backstores):
+    path = os.path.join(SCRATCH, "bad.img")
+    backstores.append("bad")
+    vaaictl("create", "bad", path, "--size", "1M")
+    yield "bad"
+    vaaictl("delete", "bad")
+    os.unlink(path)
+
+
+def test_export_on_a_port_in_use_is_refused_and_rolled_back(lun_named_bad):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        refused(["export", lun_named_bad, "iscsi", "--iqn", ISCSI_IQN, "--ip", "127.0.0.1",
+                 "--port", port], "cannot export bad over iSCSI on 127.0.0.1:%d" % port)
+    assert ISCSI_IQN not in [t.wwn for t in RTSRoot().targets]
+
+
+@pytest.mark.parametrize("driver", ["tcm_fc", "qla2xxx"])
+def test_export_to_an_fc_port_this_machine_lacks(lun_named_bad, driver):
+    """No FCoE port is up and there is no QLogic HBA here: the WWPN is
+    refused by name, whether the fabric module loads or not."""
+    targets = [t.wwn for t in RTSRoot().targets]
+    rc, out, err = vaaictl("export", lun_named_bad, "fc", "--driver", driver,
+                           "--wwpn", "21:00:00:24:ff:31:4c:9a", check=False)
+    assert rc == 1 and out == "" and len(err.splitlines()) == 1, err
+    assert ("no %s port naa.21000024ff314c9a on this machine" % driver in err or
+            "fabric %s is not available" % driver in err), err
+    assert [t.wwn for t in RTSRoot().targets] == targets
