@@ -25,6 +25,16 @@ def _size(text):
         raise argparse.ArgumentTypeError(str(e))
 
 
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0
+    if not value > 0:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds above 0" % (text,))
+    return value
+
+
 def _typed(fn):
     def check(text):
         try:
@@ -96,7 +106,7 @@ def parser():
     out = s.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--prometheus", action="store_true")
-    s.add_argument("--interval", type=float, help="seconds between two readings "
+    s.add_argument("--interval", type=_seconds, help="seconds between two readings "
                    "(adds MB/s columns)")
     s.add_argument("--watch", action="store_true", help="repeat every interval")
     s.add_argument("--count", type=int, help="with --watch: stop after N views")

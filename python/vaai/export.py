@@ -61,10 +61,7 @@ def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
                      lambda: NetworkPortal(tpg, ip, port, mode="create"))
         tpg_lun = _lun(created, tpg, lun, so)
         for name in initiators:
-            acl = _get_or_make(created, lambda: NodeACL(tpg, name, mode="lookup"),
-                               lambda: NodeACL(tpg, name, mode="create"))
-            _get_or_make(created, lambda: MappedLUN(acl, lun),
-                         lambda: MappedLUN(acl, lun, tpg_lun))
+            acl = _mapped(created, tpg, name, lun, tpg_lun)
             if chap:
                 acl.chap_userid, acl.chap_password = chap
             if mutual_chap:
@@ -74,11 +71,7 @@ def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
             tpg.set_attribute("authentication", "1" if chap else "0")
         tpg.enable = True
     except RTSLibError as e:
-        _undo(created)
-        if isinstance(e, VaaiError):
-            raise
-        raise VaaiError("cannot export %s over iSCSI on %s:%d: %s"
-                        % (so.name, ip, port, e)) from e
+        raise _rolled_back(created, e, "%s over iSCSI on %s:%d" % (so.name, ip, port))
     return tpg_lun
 
 
@@ -109,16 +102,9 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
                            lambda: TPG(target, 1, mode="create"))
         tpg_lun = _lun(created, tpg, lun, so)
         for name in initiators:
-            acl = _get_or_make(created, lambda: NodeACL(tpg, name, mode="lookup"),
-                               lambda: NodeACL(tpg, name, mode="create"))
-            _get_or_make(created, lambda: MappedLUN(acl, lun),
-                         lambda: MappedLUN(acl, lun, tpg_lun))
+            _mapped(created, tpg, name, lun, tpg_lun)
     except RTSLibError as e:
-        _undo(created)
-        if isinstance(e, VaaiError):
-            raise
-        raise VaaiError("cannot export %s on %s port %s: %s"
-                        % (so.name, fabric, wwpn, e)) from e
+        raise _rolled_back(created, e, "%s on %s port %s" % (so.name, fabric, wwpn))
     return tpg_lun
 
 
@@ -146,6 +132,26 @@ def _lun(created, tpg, index, so):
         raise VaaiError("LUN %d of %s is %s/%s already; pick another LUN"
                         % (index, tpg.parent_target.wwn, have.plugin, have.name))
     return tpg_lun
+
+
+def _mapped(created, tpg, initiator, lun, tpg_lun):
+    """The initiator's ACL in tpg, with tpg_lun mapped to it as lun."""
+    acl = _get_or_make(created, lambda: NodeACL(tpg, initiator, mode="lookup"),
+                       lambda: NodeACL(tpg, initiator, mode="create"))
+    _get_or_make(created, lambda: MappedLUN(acl, lun),
+                 lambda: MappedLUN(acl, lun, tpg_lun))
+    return acl
+
+
+def _rolled_back(created, e, what):
+    """Undo what an export created; the error to raise for e (ours as it is,
+    rtslib's as 'cannot export WHAT')."""
+    _undo(created)
+    if isinstance(e, VaaiError):
+        return e
+    err = VaaiError("cannot export %s: %s" % (what, e))
+    err.__cause__ = e
+    return err
 
 
 def _undo(created):

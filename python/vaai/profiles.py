@@ -20,10 +20,14 @@ def is_nonrot(path, sysfs="/sys"):
     0 when on a spinning one, from the queue's `rotational` flag."""
     st = os.stat(path)
     dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
-    if os.major(dev) == 0:
+    return device_nonrot(os.major(dev), os.minor(dev), sysfs)
+
+
+def device_nonrot(major, minor, sysfs="/sys"):
+    """is_nonrot for the block device major:minor (major 0: no device)."""
+    if major == 0:
         return 1                        # tmpfs, overlay on RAM: no device
-    node = os.path.realpath(os.path.join(sysfs, "dev", "block",
-                                         "%d:%d" % (os.major(dev), os.minor(dev))))
+    node = os.path.realpath(os.path.join(sysfs, "dev", "block", "%d:%d" % (major, minor)))
     for d in (node, os.path.dirname(node)):     # a partition: its disk's queue
         try:
             with open(os.path.join(d, "queue", "rotational")) as f:

@@ -32,6 +32,8 @@ def run(capsys, *argv):
     (("export", "ds1", "fc", "--wwpn", "20:00:00:25"), "is not a Fibre Channel WWPN"),
     (("export", "ds1", "nvme"), "invalid choice: 'nvme'"),
     (("stats", "--json", "--prometheus"), "not allowed with argument"),
+    (("stats", "--interval", "-1"), "'-1' is not a number of seconds above 0"),
+    (("stats", "--interval", "soon"), "'soon' is not a number of seconds above 0"),
     (("frobnicate",), "invalid choice: 'frobnicate'"),
 ])
 def test_bad_command_lines_exit_2_with_one_clear_line(capsys, argv, words):

@@ -7,7 +7,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
 from vaai.errors import VaaiError  # noqa: E402
-from vaai.profiles import attributes, is_nonrot  # noqa: E402
+from vaai.profiles import attributes, device_nonrot, is_nonrot  # noqa: E402
 
 
 def fake_sysfs(tmp_path, dev, rotational, partition=False):
@@ -24,22 +24,24 @@ def fake_sysfs(tmp_path, dev, rotational, partition=False):
 
 @pytest.mark.parametrize("rotational, partition, want", [
     (1, False, 0), (0, False, 1), (1, True, 0), (0, True, 1)])
-def test_is_nonrot_reads_the_queue_of_the_file_system_device(tmp_path, rotational,
-                                                            partition, want):
+def test_device_nonrot_reads_the_queue_of_the_disk(tmp_path, rotational, partition, want):
+    sysfs = fake_sysfs(tmp_path, (8, 1), rotational, partition)
+    assert device_nonrot(8, 1, sysfs) == want
+
+
+def test_device_without_a_queue_counts_as_rotating(tmp_path):
+    assert device_nonrot(8, 1, str(tmp_path)) == 0
+
+
+def test_ram_file_systems_have_no_device_and_count_as_non_rotational(tmp_path):
+    assert device_nonrot(0, 51, str(tmp_path)) == 1
+
+
+def test_is_nonrot_goes_by_the_file_system_device(tmp_path):
     f = tmp_path / "store.img"
     f.write_bytes(b"")
     st = os.stat(str(f))
-    if os.major(st.st_dev) == 0:
-        pytest.skip("tmp is on a device-less file system here")
-    sysfs = fake_sysfs(tmp_path, (os.major(st.st_dev), os.minor(st.st_dev)),
-                       rotational, partition)
-    assert is_nonrot(str(f), sysfs) == want
-
-
-def test_is_nonrot_for_a_ram_file_system():
-    if os.major(os.stat("/dev/shm").st_dev) != 0:
-        pytest.skip("/dev/shm has a device here")
-    assert is_nonrot("/dev/shm") == 1
+    assert is_nonrot(str(f)) == device_nonrot(os.major(st.st_dev), os.minor(st.st_dev))
 
 
 def test_esxi_profile_turns_on_the_primitives(tmp_path):
