@@ -9,6 +9,7 @@ console, kernel messages included, is kept in --log.
 """
 import argparse
 import collections
+import fcntl
 import os
 import re
 import shlex
@@ -19,6 +20,10 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VNG = os.environ.get("VAAI_VNG", "/var/cache/vaai/venv/bin/vng")
+# One VM at a time on this machine: a second run waits for the first (two
+# software-emulated guests on two cores slow each other past the tests'
+# timeouts).
+VM_LOCK = os.environ.get("VAAI_VM_LOCK", "/tmp/vaai-vm.lock")
 
 # Kernel trouble that fails a run even when the guest command passed.
 KERNEL_TROUBLE = re.compile(
@@ -138,6 +143,12 @@ def run(args):
         os.unlink(rc_file)
 
     argv = vng_argv(args, rc_file)
+    lock = open(VM_LOCK, "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print("run.py: another VM is running; waiting for %s" % VM_LOCK)
+        fcntl.flock(lock, fcntl.LOCK_EX)
     watch = ConsoleWatch()
     deadline = time.monotonic() + args.timeout if args.timeout else None
     with open(args.log, "w") as log:
