@@ -153,7 +153,10 @@ def run(args):
     deadline = time.monotonic() + args.timeout if args.timeout else None
     with open(args.log, "w") as log:
         log.write("# %s\n" % " ".join(argv))
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
+        # vng starts virtme-run by name: its venv's bin must be on PATH.
+        env = dict(os.environ, PATH=os.path.dirname(VNG) + os.pathsep +
+                   os.environ.get("PATH", ""))
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True, text=True, errors="replace")
 
