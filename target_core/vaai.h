@@ -222,6 +222,8 @@ void vaai_io_cache_exit(void);
 /* vaai_cdb.c */
 sense_reason_t vaai_parse_cdb(struct se_cmd *cmd);
 sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb);
+sense_reason_t vaai_cdb_data_out_check(struct se_cmd *cmd, u32 size,
+				       bool data_cdb);
 bool vaai_dev_range_ok(struct se_device *dev, u64 lba, u64 nolb);
 sense_reason_t vaai_cdb_check_range(struct se_cmd *cmd, u64 lba, u64 nolb);
 void vaai_dev_set_limits(struct vaai_dev *vdev);
@@ -288,6 +290,16 @@ static inline bool vaai_cmd_write_protected(struct se_cmd *cmd)
 {
 	return to_vaai_dev(cmd->se_dev)->params.readonly ||
 	       target_lun_is_rdonly(cmd);
+}
+
+/*
+ * Has the command been aborted (TMR ABORT TASK, LUN RESET) or is its
+ * session going away?  Long work looks between steps and lets go.
+ */
+static inline bool vaai_cmd_stopped(struct se_cmd *cmd)
+{
+	return READ_ONCE(cmd->transport_state) &
+	       (CMD_T_ABORTED | CMD_T_STOP | CMD_T_FABRIC_STOP);
 }
 
 /* Work that must be durable before GOOD when the write cache is off. */

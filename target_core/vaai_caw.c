@@ -87,8 +87,10 @@ static void vaai_caw_work(struct vaai_io *io)
 	vaai_io_lock(io, io->pos, io->len, true);
 	ret = vdev->store->xfer_bvec(vdev, false, io->pos, medium, nr, io->len,
 				     false);
-	if (ret)
+	if (ret) {
+		io->write = false;	/* nothing written: a read error */
 		goto out_free;
+	}
 
 	diff = vaai_compare_sg(cmd->t_data_sg, cmd->t_data_nents, 0, medium,
 			       io->len);
@@ -100,9 +102,10 @@ static void vaai_caw_work(struct vaai_io *io)
 		return;
 	}
 	/* An aborted command must not write (LIO answers it, not us). */
-	if (READ_ONCE(cmd->transport_state) & CMD_T_ABORTED)
-		goto out_free;
-	ret = vaai_caw_write(io);
+	if (vaai_cmd_stopped(cmd))
+		ret = -EINTR;
+	else
+		ret = vaai_caw_write(io);
 
 out_free:
 	vaai_pages_free(medium, nr);
@@ -145,7 +148,7 @@ sense_reason_t vaai_caw_parse(struct se_cmd *cmd)
 	ret = vaai_cdb_check_range(cmd, lba, nolb ? nolb : 1);
 	if (ret)
 		return ret;
-	ret = vaai_cdb_size_check(cmd, 2 * nolb * da->block_size, true);
+	ret = vaai_cdb_data_out_check(cmd, 2 * nolb * da->block_size, true);
 	if (ret)
 		return ret;
 	if (vaai_cmd_write_protected(cmd))

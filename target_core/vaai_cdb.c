@@ -118,6 +118,22 @@ sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb)
 	return TCM_NO_SENSE;
 }
 
+/*
+ * The same for a command that carries size bytes of data-out (its data, or
+ * its parameter list): the initiator must also send them our way.  An
+ * initiator may announce any direction; a WRITE SAME that received no
+ * block, say, must not be taken for zeros.
+ */
+sense_reason_t vaai_cdb_data_out_check(struct se_cmd *cmd, u32 size,
+				       bool data_cdb)
+{
+	if (size && !cmd->unknown_data_length &&
+	    cmd->data_direction != DMA_TO_DEVICE)
+		return data_cdb ? TCM_INVALID_FIELD_IN_COMMAND_IU :
+				  TCM_PARAMETER_LIST_LENGTH_ERROR;
+	return vaai_cdb_size_check(cmd, size, data_cdb);
+}
+
 /* [lba, lba + nolb) lies inside dev (nolb 0: lba does). */
 bool vaai_dev_range_ok(struct se_device *dev, u64 lba, u64 nolb)
 {

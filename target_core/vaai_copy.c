@@ -79,8 +79,7 @@ static int vaai_copy_check(struct vaai_copy_job *job)
 {
 	struct se_cmd *cmd = job->xc->cmd;
 
-	if (READ_ONCE(cmd->transport_state) &
-	    (CMD_T_ABORTED | CMD_T_STOP | CMD_T_FABRIC_STOP))
+	if (vaai_cmd_stopped(cmd))
 		return -EINTR;
 	if (percpu_ref_is_dying(&job->csrc->lun->lun_ref) ||
 	    percpu_ref_is_dying(&job->cdst->lun->lun_ref))

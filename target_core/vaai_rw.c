@@ -203,6 +203,8 @@ sense_reason_t vaai_execute_sync_cache(struct se_cmd *cmd)
 		return TCM_OUT_OF_RESOURCES;
 	io->pos = (loff_t)cmd->t_task_lba * bs;
 	io->len = (loff_t)nolb * bs;
+	/* A flush that fails could not write: WRITE ERROR, not a read one. */
+	io->write = true;
 	vaai_io_queue(io, vaai_sync_cache_work);
 	return TCM_NO_SENSE;
 }

@@ -61,6 +61,8 @@ static const struct vaai_sense *vaai_errno_sense(int err, bool write)
 	case -EPERM:
 	case -EACCES:
 		return &vaai_sense_write_protected;
+	case -EINTR:		/* stopped by an abort or a session going away */
+		return &vaai_sense_aborted;
 	default:
 		return write ? &vaai_sense_write_error : &vaai_sense_read_error;
 	}

@@ -182,7 +182,7 @@ sense_reason_t vaai_unmap_parse(struct se_cmd *cmd)
 	/* No ANC_SUP in the LBP VPD page. */
 	if (cdb[1] & VAAI_UNMAP_ANCHOR)
 		return TCM_INVALID_CDB_FIELD;
-	ret = vaai_cdb_size_check(cmd, get_unaligned_be16(&cdb[7]), false);
+	ret = vaai_cdb_data_out_check(cmd, get_unaligned_be16(&cdb[7]), false);
 	if (ret)
 		return ret;
 	if (vaai_cmd_write_protected(cmd))

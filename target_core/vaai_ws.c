@@ -6,6 +6,9 @@
  * are zeroed in place, or deallocated when the UNMAP bit is set and the
  * store reads deallocated blocks back as zeros.  Any other pattern is
  * written in large chunks from a buffer filled once.
+ *
+ * A WRITE SAME may cover 2 GiB: it is done in steps, and an abort (TMR
+ * ABORT TASK, LUN RESET, the session going away) is noticed between them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,11 +30,14 @@
 
 /* One pattern write covers this much of the range. */
 #define VAAI_WS_CHUNK_BYTES	(1U << 20)
+/* One zeroing or deallocation covers at most this much. */
+#define VAAI_WS_STEP_BYTES	(64U << 20)
 
 /* Write the one-block pattern in buf over [pos, pos + len). */
-static int vaai_ws_write_pattern(struct vaai_dev *vdev, const void *buf,
+static int vaai_ws_write_pattern(struct vaai_io *io, const void *buf,
 				 u32 bs, loff_t pos, loff_t len)
 {
+	struct vaai_dev *vdev = io->vdev;
 	struct bio_vec *bv;
 	unsigned int nr, i, off;
 	int ret = 0;
@@ -51,6 +57,10 @@ static int vaai_ws_write_pattern(struct vaai_dev *vdev, const void *buf,
 	while (len) {
 		size_t n = min_t(loff_t, len, (loff_t)nr * PAGE_SIZE);
 
+		if (vaai_cmd_stopped(io->cmd)) {
+			ret = -EINTR;
+			break;
+		}
 		ret = vdev->store->xfer_bvec(vdev, true, pos, bv,
 					     DIV_ROUND_UP(n, PAGE_SIZE), n, false);
 		if (ret)
@@ -69,13 +79,14 @@ static int vaai_ws_write_pattern(struct vaai_dev *vdev, const void *buf,
  * (autonomous LBA transitions), and it keeps the file sparse.  With logical
  * block provisioning turned off (no LBPME) the zeros stay allocated.
  */
-static int vaai_ws_zero(struct vaai_dev *vdev, bool unmap, loff_t pos, loff_t len)
+static int vaai_ws_zero_step(struct vaai_io *io, loff_t pos, loff_t len)
 {
+	struct vaai_dev *vdev = io->vdev;
 	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
 	bool thin = da->emulate_tpu || da->emulate_tpws;
 	int ret;
 
-	if ((unmap || thin) && vdev->lbprz)
+	if ((io->unmap || thin) && vdev->lbprz)
 		return vdev->store->unmap(vdev, pos, len);
 	ret = vdev->store->zero(vdev, pos, len);
 	if (ret == -EOPNOTSUPP) {
@@ -83,9 +94,23 @@ static int vaai_ws_zero(struct vaai_dev *vdev, bool unmap, loff_t pos, loff_t le
 
 		if (!zeros)
 			return -ENOMEM;
-		ret = vaai_ws_write_pattern(vdev, zeros, VAAI_MIN_BLOCK_SIZE,
+		ret = vaai_ws_write_pattern(io, zeros, VAAI_MIN_BLOCK_SIZE,
 					    pos, len);
 		kfree(zeros);
+	}
+	return ret;
+}
+
+static int vaai_ws_zero(struct vaai_io *io)
+{
+	loff_t pos = io->pos, end = io->pos + io->len;
+	int ret = 0;
+
+	for (; pos < end && !ret; pos += VAAI_WS_STEP_BYTES) {
+		if (vaai_cmd_stopped(io->cmd))
+			return -EINTR;
+		ret = vaai_ws_zero_step(io, pos,
+					min_t(loff_t, end - pos, VAAI_WS_STEP_BYTES));
 	}
 	return ret;
 }
@@ -98,9 +123,9 @@ static void vaai_ws_work(struct vaai_io *io)
 
 	vaai_io_lock(io, io->pos, io->len, false);
 	if (!io->buf || !memchr_inv(io->buf, 0, bs))
-		ret = vaai_ws_zero(vdev, io->unmap, io->pos, io->len);
+		ret = vaai_ws_zero(io);
 	else
-		ret = vaai_ws_write_pattern(vdev, io->buf, bs, io->pos, io->len);
+		ret = vaai_ws_write_pattern(io, io->buf, bs, io->pos, io->len);
 	if (!ret)
 		ret = vaai_dev_sync_if_write_through(vdev, io->pos, io->len);
 
@@ -193,7 +218,7 @@ sense_reason_t vaai_ws_parse(struct se_cmd *cmd)
 	ret = vaai_cdb_check_range(cmd, lba, nolb);
 	if (ret)
 		return ret;
-	ret = vaai_cdb_size_check(cmd, ndob ? 0 : da->block_size, true);
+	ret = vaai_cdb_data_out_check(cmd, ndob ? 0 : da->block_size, true);
 	if (ret)
 		return ret;
 	if (vaai_cmd_write_protected(cmd))

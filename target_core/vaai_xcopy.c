@@ -321,7 +321,7 @@ sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd)
 		return TCM_INVALID_CDB_FIELD;
 	if (len > VAAI_XCOPY_HDR_LEN + VAAI_XCOPY_MAX_DESC_LEN)
 		return TCM_PARAMETER_LIST_LENGTH_ERROR;
-	ret = vaai_cdb_size_check(cmd, len, false);
+	ret = vaai_cdb_data_out_check(cmd, len, false);
 	if (ret)
 		return ret;
 	cmd->execute_cmd = vaai_xcopy_execute;

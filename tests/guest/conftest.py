@@ -20,7 +20,8 @@ from rtslib_fb.utils import RTSLibNotInCFS  # noqa: E402
 import fabrics  # noqa: E402
 from scsi import clear_unit_attention  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import export_iscsi, find_disk, sg_of, unexport  # noqa: E402
+from vaai.export import (export_iscsi, export_loopback, find_disk, sg_of,  # noqa: E402
+                         unexport)
 
 SCRATCH = os.environ.get("VAAI_SCRATCH", "/run/vaai")
 STORES = ("file", "bdev")
@@ -179,6 +180,31 @@ def make_lun(store, fabric):
                 unexport(so)
             so.delete()
         backing.remove()
+
+
+@pytest.fixture
+def exported():
+    """exported(name, path, size=None, write_cache=None) -> (storage object,
+    its SCSI generic node): a vaai LUN on a path the test made itself,
+    exported over tcm_loop and removed afterwards (unless the test did)."""
+    made = []
+
+    def export(name, path, size=None, write_cache=None):
+        so = VaaiStorageObject(name, path=path, size=size)
+        made.append(so)
+        if write_cache is not None:
+            so.set_attribute("emulate_write_cache", int(write_cache))
+        export_loopback(so)
+        return so, sg_of(find_disk(so, "tcm_loopback"))
+
+    yield export
+    for so in made:
+        try:
+            so = VaaiStorageObject(so.name)
+        except RTSLibNotInCFS:
+            continue
+        unexport(so)
+        so.delete()
 
 
 @pytest.fixture

@@ -5,30 +5,13 @@ import os
 import pytest
 
 from conftest import MiB, sh
-from scsi import (DATA_PROTECT, MEDIUM_ERROR, expect_good, expect_sense,
-                  read_blocks, write_blocks)
-from vaai import VaaiStorageObject
-from vaai.export import export_loopback, find_disk, sg_of, unexport
+from scsi import (DATA_PROTECT, MEDIUM_ERROR, cdb_write_same16, cscd_e4, expect_good,
+                  expect_sense, naa_of, read_blocks, seg_b2b, sg_io, write_blocks, xcopy,
+                  xcopy_list)
 
 SPACE_ALLOCATION_FAILED = (0x27, 0x07)
 UNRECOVERED_READ_ERROR = (0x11, 0x00)
 WRITE_ERROR = (0x0C, 0x00)
-
-
-@pytest.fixture
-def exported():
-    made = []
-
-    def export(name, path, size=None):
-        so = VaaiStorageObject(name, path=path, size=size)
-        made.append(so)
-        export_loopback(so)
-        return so, sg_of(find_disk(so, "tcm_loopback"))
-
-    yield export
-    for so in made:
-        unexport(so)
-        so.delete()
 
 
 def test_full_file_system_answers_space_allocation_failed(small_fs, exported):
@@ -46,6 +29,32 @@ def test_full_file_system_answers_space_allocation_failed(small_fs, exported):
     assert written, "not even the first MiB was written"
     for i, data in written.items():
         assert expect_good(read_blocks(sg, i * 2048, 2048, 512)).data == data
+
+
+def test_write_same_filling_the_file_system_answers_space_allocation_failed(
+        small_fs, exported):
+    so, sg = exported("wsfull", os.path.join(small_fs[1], "thin.img"), 64 * MiB)
+    kept = os.urandom(MiB)
+    expect_good(write_blocks(sg, 0, kept, 512))
+    # 16 MiB of a pattern (zeros would deallocate) into what is left of 8 MiB
+    res = sg_io(sg, cdb_write_same16(4096, 32768), data_out=b"\xa5" * 512)
+    expect_sense(res, DATA_PROTECT, *SPACE_ALLOCATION_FAILED)
+    assert expect_good(read_blocks(sg, 0, 2048, 512)).data == kept
+
+
+def test_copy_filling_the_file_system_answers_space_allocation_failed(
+        small_fs, exported):
+    """Splice and bounce copies allocate the destination (ext2 cannot share
+    extents); when it fills, the copy answers what a write would."""
+    so, sg = exported("xcfull", os.path.join(small_fs[1], "thin.img"), 64 * MiB)
+    kept = os.urandom(4 * MiB)
+    for i in range(4):
+        expect_good(write_blocks(sg, i * 2048, kept[i * MiB:(i + 1) * MiB], 512))
+    naa = naa_of(sg)
+    segs = [seg_b2b(0, 0, 8192, 0, 8192 * (i + 1)) for i in range(3)]   # 12 MiB
+    res = xcopy(sg, xcopy_list([cscd_e4(naa, 512)], segs))
+    expect_sense(res, DATA_PROTECT, *SPACE_ALLOCATION_FAILED)
+    assert expect_good(read_blocks(sg, 0, 8192, 512)).data == kept
 
 
 @pytest.fixture

@@ -29,3 +29,23 @@ def test_unload_and_reload_cycles_cleanly():
     finally:
         if not loaded():
             sh("insmod", MODULE)
+
+
+def test_rmmod_during_io_is_refused_and_the_io_unharmed(make_lun):
+    """Unloading is tried again and again while fio writes and verifies:
+    every try is refused, and every block fio wrote reads back right."""
+    lun = make_lun(size=32 << 20)
+    fio = subprocess.Popen(
+        ["fio", "--name=verify", "--filename=" + lun.disk, "--direct=1",
+         "--ioengine=libaio", "--iodepth=16", "--rw=randwrite", "--bs=4k",
+         "--size=16M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
+         "--output-format=terse"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    tries = 0
+    while fio.poll() is None:
+        p = subprocess.run(["rmmod", "target_core_vaai"], capture_output=True, text=True)
+        assert p.returncode != 0 and "in use" in p.stderr, p.stderr
+        tries += 1
+    out, err = fio.communicate()
+    assert fio.returncode == 0, err
+    assert tries > 0 and loaded()

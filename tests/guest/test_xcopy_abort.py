@@ -4,64 +4,25 @@ shows in COPY STATUS while it runs, and the LUNs are usable afterwards.
 
 The LUNs are device-mapper zero targets behind delay targets: 64 GiB that
 cost no memory, and a copy between them that runs for minutes."""
-import contextlib
 import os
 import struct
-import subprocess
-import threading
 import time
 
 import pytest
 
-from conftest import INITIATOR, ISCSI_IQN, sh
+from conftest import sh
 from scsi import (ILLEGAL_REQUEST, RESERVATION_CONFLICT, clear_unit_attention, cscd_e4,
                   expect_good, expect_sense, naa_of, receive_copy_results, seg_b2b,
                   sg_io, xcopy, xcopy_list)
-from vaai import VaaiStorageObject
-from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport
+from slowdev import BS, SIZE, ended_soon_after, in_background, iscsi_session, usable, zero_luns
 
-GiB = 1 << 30
-SIZE = 64 * GiB
-BS = 4096
 SEG_BLOCKS = 65535
-
-
-DELAY_MS = 5
-
-
-class ZeroLun:
-    def __init__(self, name, beside=None):
-        self.dms = ["vaai_zero_" + name, "vaai_slow_" + name]
-        sh("dmsetup", "create", self.dms[0], "--table", "0 %d zero" % (SIZE // 512))
-        sh("dmsetup", "create", self.dms[1], "--table", "0 %d delay /dev/mapper/%s 0 %d"
-           % (SIZE // 512, self.dms[0], DELAY_MS))
-        self.so = VaaiStorageObject(name, path="/dev/mapper/" + self.dms[1])
-        self.so.set_attribute("block_size", BS)
-        if beside is None:
-            export_loopback(self.so)
-        else:
-            tpg = next(beside.so.attached_luns).parent_tpg
-            export_loopback(self.so, lun=1, wwn=tpg.parent_target.wwn)
-            clear_unit_attention(beside.sg)
-        self.sg = sg_of(find_disk(self.so, "tcm_loopback"))
-
-    def remove(self):
-        unexport(self.so)
-        self.so.delete()
-        for dm in reversed(self.dms):
-            sh("dmsetup", "remove", "--retry", dm)
 
 
 @pytest.fixture
 def zero_pair():
-    made = []
-    try:
-        made.append(ZeroLun("zsrc"))
-        made.append(ZeroLun("zdst", beside=made[0]))
+    with zero_luns("zsrc", "zdst") as made:
         yield made
-    finally:
-        for z in reversed(made):
-            z.remove()
 
 
 def whole_lun_copy(a, b, list_id=0, usage=3):
@@ -73,11 +34,6 @@ def whole_lun_copy(a, b, list_id=0, usage=3):
         lba += n
     return xcopy_list([cscd_e4(naa_of(a.sg), BS), cscd_e4(naa_of(b.sg), BS)], segs,
                       list_id=list_id, usage=usage)
-
-
-def usable(z):
-    clear_unit_attention(z.sg)
-    expect_good(sg_io(z.sg, bytes(6)))
 
 
 def copy_status(lun, list_id):
@@ -110,30 +66,16 @@ def test_abort_task_stops_the_copy_promptly(zero_pair):
     assert stat_failed(a) == failed + 1
 
 
-def in_background(a, b, list_id, timeout_ms=300000):
-    """Start a whole-LUN copy in a thread; out["res"], out["end"] once done."""
-    out = {}
-
-    def run():
-        out["res"] = xcopy(a.sg, whole_lun_copy(a, b, list_id=list_id, usage=0),
-                           timeout_ms=timeout_ms)
-        out["end"] = time.monotonic()
-
-    th = threading.Thread(target=run)
-    th.start()
-    time.sleep(2)
-    return th, out
-
-
-def ended_soon_after(th, out, t, what):
-    th.join(30)
-    assert not th.is_alive(), "the copy outlived %s by 30 s" % what
-    assert out["end"] - t < 5, "copy ended %.1f s after %s" % (out["end"] - t, what)
+def copy_in_background(a, b, list_id, timeout_ms=300000):
+    """Start a whole-LUN copy; see slowdev.in_background."""
+    return in_background(lambda: xcopy(a.sg, whole_lun_copy(a, b, list_id=list_id,
+                                                            usage=0),
+                                       timeout_ms=timeout_ms))
 
 
 def test_lun_reset_stops_the_copy_promptly(zero_pair):
     a, b = zero_pair
-    th, out = in_background(a, b, 5)
+    th, out = copy_in_background(a, b, 5)
     # running: listed, in progress, moving
     state, done1 = copy_status(a, 5)
     assert state == 0x00
@@ -158,7 +100,7 @@ def test_reservation_taken_mid_copy_stops_it(zero_pair, over_iscsi):
     a, b = zero_pair
     b_iscsi = over_iscsi(b)
     clear_unit_attention(b_iscsi)
-    th, out = in_background(a, b, 6)
+    th, out = copy_in_background(a, b, 6)
     t = time.monotonic()
     try:
         expect_good(sg_io(b_iscsi, bytes([0x16, 0, 0, 0, 0, 0])))      # RESERVE(6)
@@ -169,29 +111,13 @@ def test_reservation_taken_mid_copy_stops_it(zero_pair, over_iscsi):
     stopped_early(a, 6)
 
 
-@contextlib.contextmanager
-def over_iscsi_session(a, b):
-    """a and b as LUNs 0 and 1 of one iSCSI target, logged in: their
-    SCSI generic nodes seen through the session."""
-    sh(INITIATOR, "start")
-    me = sh(INITIATOR, "name").strip()
-    export_iscsi(a.so, ISCSI_IQN, initiators=[me], lun=0)
-    luns = [export_iscsi(b.so, ISCSI_IQN, initiators=[me], lun=1)]
-    sh(INITIATOR, "login", ISCSI_IQN)
-    try:
-        yield [IscsiSide(sg_of(find_disk(z.so, "iscsi_tcp", target=ISCSI_IQN)))
-               for z in (a, b)], luns
-    finally:
-        subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True)
-
-
 def test_removing_a_lun_mid_copy_stops_it(zero_pair):
     """Taking the destination's LUN away does not wait for a 64 GiB copy.
     Over iSCSI: tcm_loop removes its initiator-side disk before LIO lets go
     of the LUN, which is another story (see docs/xcopy.md)."""
     a, b = zero_pair
-    with over_iscsi_session(a, b) as ((ai, bi), (b_lun,)):
-        th, out = in_background(ai, bi, 8)
+    with iscsi_session(a, b) as ((ai, bi), (_, b_lun)):
+        th, out = copy_in_background(ai, bi, 8)
         t = time.monotonic()
         b_lun.delete()
         took = time.monotonic() - t
@@ -209,8 +135,8 @@ def test_session_drop_mid_copy_stops_it(zero_pair):
     removes its disks first, which waits for the copy's own command.)"""
     a, b = zero_pair
     failed = stat_failed(a)
-    with over_iscsi_session(a, b) as ((ai, bi), (b_lun,)):
-        th, out = in_background(ai, bi, 9, timeout_ms=20000)
+    with iscsi_session(a, b) as ((ai, bi), (_, b_lun)):
+        th, out = copy_in_background(ai, bi, 9, timeout_ms=20000)
         tpg = b_lun.parent_tpg
         t = time.monotonic()
         tpg.enable = False
@@ -232,10 +158,3 @@ def test_module_unloads_after_aborted_copies():
     sh("rmmod", "target_core_vaai")
     assert not os.path.isdir("/sys/module/target_core_vaai")
     sh("insmod", os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko"))
-
-
-class IscsiSide:
-    """The same LUN, seen through the iSCSI session."""
-
-    def __init__(self, sg):
-        self.sg = sg

@@ -1,0 +1,105 @@
+"""Slow LUNs that cost no memory, for tests that stop long commands.
+
+A ZeroLun is a device-mapper zero target behind a delay target: 64 GiB that
+read as zeros, swallow writes, and take DELAY_MS for every I/O, so a copy or
+a WRITE SAME over them runs for seconds or minutes."""
+import contextlib
+import subprocess
+import threading
+import time
+
+from conftest import INITIATOR, ISCSI_IQN, sh
+from scsi import clear_unit_attention, expect_good, sg_io
+from vaai import VaaiStorageObject
+from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport
+
+GiB = 1 << 30
+SIZE = 64 * GiB
+BS = 4096
+DELAY_MS = 5
+
+
+class ZeroLun:
+    def __init__(self, name, beside=None):
+        self.dms = ["vaai_zero_" + name, "vaai_slow_" + name]
+        sh("dmsetup", "create", self.dms[0], "--table", "0 %d zero" % (SIZE // 512))
+        sh("dmsetup", "create", self.dms[1], "--table", "0 %d delay /dev/mapper/%s 0 %d"
+           % (SIZE // 512, self.dms[0], DELAY_MS))
+        self.so = VaaiStorageObject(name, path="/dev/mapper/" + self.dms[1])
+        self.so.set_attribute("block_size", BS)
+        if beside is None:
+            export_loopback(self.so)
+        else:
+            tpg = next(beside.so.attached_luns).parent_tpg
+            export_loopback(self.so, lun=1, wwn=tpg.parent_target.wwn)
+            clear_unit_attention(beside.sg)
+        self.sg = sg_of(find_disk(self.so, "tcm_loopback"))
+
+    def remove(self):
+        unexport(self.so)
+        self.so.delete()
+        for dm in reversed(self.dms):
+            sh("dmsetup", "remove", "--retry", dm)
+
+
+@contextlib.contextmanager
+def zero_luns(*names):
+    """ZeroLuns of these names, all in the first one's tcm_loop nexus."""
+    made = []
+    try:
+        for name in names:
+            made.append(ZeroLun(name, beside=made[0] if made else None))
+        yield made
+    finally:
+        for z in reversed(made):
+            z.remove()
+
+
+def usable(z):
+    """The LUN answers again (its unit attention, if any, cleared)."""
+    clear_unit_attention(z.sg)
+    expect_good(sg_io(z.sg, bytes(6)))
+
+
+class IscsiSide:
+    """The same LUN, seen through the iSCSI session."""
+
+    def __init__(self, sg):
+        self.sg = sg
+
+
+@contextlib.contextmanager
+def iscsi_session(*luns):
+    """The LUNs as LUNs 0, 1, ... of one iSCSI target, logged in: the
+    IscsiSide of each, and each one's rtslib LUN object."""
+    sh(INITIATOR, "start")
+    me = sh(INITIATOR, "name").strip()
+    made = [export_iscsi(z.so, ISCSI_IQN, initiators=[me], lun=i)
+            for i, z in enumerate(luns)]
+    sh(INITIATOR, "login", ISCSI_IQN)
+    try:
+        yield [IscsiSide(sg_of(find_disk(z.so, "iscsi_tcp", target=ISCSI_IQN)))
+               for z in luns], made
+    finally:
+        subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True)
+
+
+def in_background(send, settle=2):
+    """Run send() -> Result in a thread; out["res"], out["end"] once done.
+    Returns after settle seconds, with the command running."""
+    out = {}
+
+    def run():
+        out["res"] = send()
+        out["end"] = time.monotonic()
+
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(settle)
+    return th, out
+
+
+def ended_soon_after(th, out, t, what):
+    th.join(30)
+    assert not th.is_alive(), "the command outlived %s by 30 s" % what
+    assert out["end"] - t < 5, "command ended %.1f s after %s" % (out["end"] - t, what)

@@ -1,0 +1,42 @@
+"""A command that carries data-out (COMPARE AND WRITE, WRITE SAME, UNMAP,
+EXTENDED COPY) sent with its data going the other way, or with none: the
+initiator announces the direction, and an announcement that contradicts
+the CDB is refused with the sense LIO core gives a transfer of the wrong
+length (a data CDB: INVALID FIELD IN COMMAND INFORMATION UNIT; a
+parameter list: PARAMETER LIST LENGTH ERROR), and nothing changes.  A
+WRITE SAME whose block never came must not be taken for zeros."""
+import os
+
+import pytest
+
+from scsi import (ILLEGAL_REQUEST, cdb_compare_and_write, cdb_unmap, cdb_write_same16,
+                  cdb_xcopy, cscd_e4, expect_good, expect_sense, naa_of, read_blocks,
+                  seg_b2b, sg_io, unmap_list, write_blocks, xcopy_list)
+
+INVALID_FIELD_IN_COMMAND_IU = (0x0E, 0x03)
+PARAMETER_LIST_LENGTH_ERROR = (0x1A, 0x00)
+
+
+def commands(lun):
+    """name -> (CDB, the data-out it should carry, the sense if it does not)."""
+    bs = lun.block_size
+    plist = xcopy_list([cscd_e4(naa_of(lun.sg), bs)], [seg_b2b(0, 0, 8, 0, 64)])
+    return {
+        "compare_and_write": (cdb_compare_and_write(0, 1), bytes(2 * bs),
+                              INVALID_FIELD_IN_COMMAND_IU),
+        "write_same": (cdb_write_same16(0, 64), b"\x5a" * bs, INVALID_FIELD_IN_COMMAND_IU),
+        "unmap": (cdb_unmap(24), unmap_list([(0, 64)]), PARAMETER_LIST_LENGTH_ERROR),
+        "xcopy": (cdb_xcopy(len(plist)), plist, PARAMETER_LIST_LENGTH_ERROR),
+    }
+
+
+@pytest.mark.parametrize("name", ["compare_and_write", "write_same", "unmap", "xcopy"])
+@pytest.mark.parametrize("way", ["data_in", "none"])
+def test_data_out_sent_the_wrong_way_is_refused(lun, name, way):
+    bs = lun.block_size
+    data = os.urandom(128 * bs)
+    expect_good(write_blocks(lun.sg, 0, data, bs))
+    cdb, data_out, sense = commands(lun)[name]
+    res = sg_io(lun.sg, cdb, data_in_len=len(data_out) if way == "data_in" else 0)
+    expect_sense(res, ILLEGAL_REQUEST, *sense)
+    assert expect_good(read_blocks(lun.sg, 0, 128, bs)).data == data
