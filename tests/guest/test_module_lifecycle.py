@@ -39,6 +39,7 @@ def test_rmmod_during_io_is_refused_and_the_io_unharmed(make_lun):
         ["fio", "--name=verify", "--filename=" + lun.disk, "--direct=1",
          "--ioengine=libaio", "--iodepth=16", "--rw=randwrite", "--bs=4k",
          "--size=16M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
+         "--verify_state_save=0",
          "--output-format=terse"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     tries = 0
