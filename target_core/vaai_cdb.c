@@ -171,6 +171,30 @@ static void vaai_cdb_drop_redundant_fua(struct se_cmd *cmd)
 	}
 }
 
+/*
+ * LIO core's REQUEST SENSE, PERSISTENT RESERVE IN and REPORT TARGET PORT
+ * GROUPS answer LOGICAL UNIT COMMUNICATION FAILURE when the initiator gave
+ * them no data-in buffer.  There is no room for anything: GOOD, with the
+ * allocation length left as residual (SPC-4 4.2.5.6).
+ */
+static sense_reason_t vaai_execute_no_room(struct se_cmd *cmd)
+{
+	target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, 0);
+	return TCM_NO_SENSE;
+}
+
+static bool vaai_cdb_core_needs_room(const u8 *cdb)
+{
+	switch (cdb[0]) {
+	case REQUEST_SENSE:
+	case PERSISTENT_RESERVE_IN:
+		return true;
+	case MAINTENANCE_IN:
+		return (cdb[1] & 0x1f) == MI_REPORT_TARGET_PGS;
+	}
+	return false;
+}
+
 sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 {
 	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
@@ -197,5 +221,8 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 	ret = sbc_parse_cdb(cmd, &vaai_sbc_ops);
 	if (ret == TCM_UNSUPPORTED_SCSI_OPCODE && vaai_opcodes_sa_enabled(cmd))
 		return TCM_INVALID_CDB_FIELD;
+	if (!ret && vaai_cdb_core_needs_room(cmd->t_task_cdb) &&
+	    (cmd->data_direction != DMA_FROM_DEVICE || !cmd->data_length))
+		cmd->execute_cmd = vaai_execute_no_room;
 	return ret;
 }

@@ -1,11 +1,20 @@
-"""A command that carries data-out (COMPARE AND WRITE, WRITE SAME, UNMAP,
+"""The initiator announces the direction and length of a transfer; they
+may contradict the CDB.
+
+A command that carries data-out (COMPARE AND WRITE, WRITE SAME, UNMAP,
 EXTENDED COPY) sent with its data going the other way, or with none: the
 initiator announces the direction, and an announcement that contradicts
 the CDB is refused with the sense LIO core gives a transfer of the wrong
 length (a data CDB: INVALID FIELD IN COMMAND INFORMATION UNIT; a
 parameter list: PARAMETER LIST LENGTH ERROR), and nothing changes.  A
-WRITE SAME whose block never came must not be taken for zeros."""
+WRITE SAME whose block never came must not be taken for zeros.
+
+A command that returns data-in, sent with no buffer for it, gets GOOD with
+nothing transferred, including those LIO core answers for us (REQUEST
+SENSE, PERSISTENT RESERVE IN, REPORT TARGET PORT GROUPS answered LOGICAL
+UNIT COMMUNICATION FAILURE before: found by the in-guest fuzzer)."""
 import os
+import struct
 
 import pytest
 
@@ -40,3 +49,23 @@ def test_data_out_sent_the_wrong_way_is_refused(lun, name, way):
     res = sg_io(lun.sg, cdb, data_in_len=len(data_out) if way == "data_in" else 0)
     expect_sense(res, ILLEGAL_REQUEST, *sense)
     assert expect_good(read_blocks(lun.sg, 0, 128, bs)).data == data
+
+
+DATA_IN = {
+    "request_sense": bytes([0x03, 0, 0, 0, 0x77, 0]),
+    "persistent_reserve_in": struct.pack(">BB5xHB", 0x5E, 0x00, 1024, 0),
+    "report_target_port_groups": struct.pack(">BB4xI2x", 0xA3, 0x0A, 1024),
+    "inquiry": bytes([0x12, 0, 0, 0, 0xFF, 0]),
+    "vpd_block_limits": bytes([0x12, 1, 0xB0, 0, 0xFF, 0]),
+    "mode_sense": bytes([0x1A, 0, 0x3F, 0, 0xFF, 0]),
+    "read_capacity16": struct.pack(">BBQIBB", 0x9E, 0x10, 0, 32, 0, 0),
+    "get_lba_status": struct.pack(">BBQIBB", 0x9E, 0x12, 0, 64, 0, 0),
+    "report_luns": struct.pack(">B5xI2x", 0xA0, 1024),
+    "report_supported_opcodes": struct.pack(">BBxxxxIxx", 0xA3, 0x0C, 1024),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DATA_IN))
+def test_data_in_without_a_buffer_is_good(lun, name):
+    expect_good(sg_io(lun.sg, DATA_IN[name]))
+    expect_good(sg_io(lun.sg, bytes(6)))
