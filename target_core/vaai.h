@@ -24,6 +24,7 @@
 #include <target/target_core_backend.h>
 
 #include "compat.h"
+#include "vaai_parse.h"
 
 /* Largest data transfer of one READ/WRITE command we accept (bytes). */
 #define VAAI_MAX_IO_BYTES	(8U << 20)
@@ -36,8 +37,6 @@
  * LIO's dev_attrib) and enforced by our parsers.  An UNMAP parameter list is
  * at most 65535 bytes (16-bit length), so 4095 descriptors fit in any list.
  */
-/* COMPARE AND WRITE: the Block Limits byte allows no more. */
-#define VAAI_CAW_MAX_BLOCKS		255
 #define VAAI_MAX_WRITE_SAME_BYTES	(2ULL << 30)
 #define VAAI_MAX_UNMAP_BYTES		(8ULL << 30)
 #define VAAI_MAX_UNMAP_DESCS		4095
@@ -308,8 +307,7 @@ u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq);
 void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
 			     int byte, int bit);
 void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size);
-void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
-				 u16 byte, int bit);
+void vaai_cmd_complete_fault(struct se_cmd *cmd, const struct vaai_fault *f);
 void vaai_cmd_complete_bad_cdb(struct se_cmd *cmd, u16 byte, int bit);
 
 #endif /* VAAI_H */
