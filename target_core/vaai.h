@@ -108,18 +108,11 @@ struct vaai_params {
 	bool readonly;
 };
 
-/* LBA range locks (vaai_lock.c). */
-struct vaai_range {
-	struct list_head node;
-	loff_t start, end;		/* bytes, end exclusive */
-	bool excl;
-};
-
+/* LBA range locks (vaai_lock.c, around vaai_range.c's queue). */
 struct vaai_rlock {
 	spinlock_t lock;
-	struct list_head queue;		/* granted and waiting, in arrival order */
+	struct vaai_range_queue queue;
 	wait_queue_head_t wait;
-	unsigned int nr_excl;		/* exclusive requests queued */
 };
 
 void vaai_rlock_init(struct vaai_rlock *rl);
@@ -221,8 +214,8 @@ void vaai_io_cache_exit(void);
 /* vaai_cdb.c */
 sense_reason_t vaai_parse_cdb(struct se_cmd *cmd);
 sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb);
-bool vaai_dev_range_ok(struct se_device *dev, u64 lba, u64 nolb);
-sense_reason_t vaai_cdb_check_range(struct se_cmd *cmd, u64 lba, u64 nolb);
+void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun);
+sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err);
 void vaai_dev_set_limits(struct vaai_dev *vdev);
 
 /* vaai_vpd.c */

@@ -119,18 +119,18 @@ static sense_reason_t vaai_lbas_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_lba_status_parse(struct se_cmd *cmd)
 {
-	u8 *cdb = cmd->t_task_cdb;
-	u64 lba = get_unaligned_be64(&cdb[2]);
+	struct vaai_cdb_lun lun;
+	struct vaai_cdb_args a;
 	sense_reason_t ret;
 
-	/* SBC-4 5.8.1: a starting LBA past the last one is out of range. */
-	ret = vaai_cdb_check_range(cmd, lba, 1);
+	vaai_cdb_lun_get(cmd, &lun);
+	ret = vaai_cdb_reason(vaai_lbas_cdb_check(cmd->t_task_cdb, &lun, &a));
 	if (ret)
 		return ret;
-	ret = vaai_cdb_size_check(cmd, get_unaligned_be32(&cdb[10]), false);
+	ret = vaai_cdb_size_check(cmd, a.size, false);
 	if (ret)
 		return ret;
-	cmd->t_task_lba = lba;
+	cmd->t_task_lba = a.lba;
 	cmd->execute_cmd = vaai_lbas_execute;
 	return TCM_NO_SENSE;
 }

@@ -170,4 +170,73 @@ struct vaai_fault vaai_xcopy_list_parse(const u8 *p, u32 len,
 					struct vaai_xcopy_list *xl,
 					vaai_cscd_resolve_t resolve, void *ctx);
 
+/*
+ * vaai_cdb_fields.c: CDB fields of the commands we parse.  LIO core builds
+ * the sense for each outcome (vaai_cdb_reason() in vaai_cdb.c).
+ */
+enum vaai_cdb_err {
+	VAAI_CDB_OK,
+	VAAI_CDB_INVALID_FIELD,		/* INVALID FIELD IN CDB */
+	VAAI_CDB_LBA_OUT_OF_RANGE,	/* LOGICAL BLOCK ADDRESS OUT OF RANGE */
+	VAAI_CDB_LIST_LENGTH,		/* PARAMETER LIST LENGTH ERROR */
+};
+
+/* What the CDB checks know of the LUN. */
+struct vaai_cdb_lun {
+	u64 nr_blocks;
+	u32 block_size;
+	u32 max_write_same_len;		/* blocks */
+	u32 hw_max_sectors;		/* blocks */
+	bool tpws;			/* WRITE SAME with UNMAP enabled */
+};
+
+/* A CDB's fields once they pass. */
+struct vaai_cdb_args {
+	u64 lba;
+	u32 nolb;
+	u32 size;			/* data-out or allocation length it describes */
+};
+
+/* VERIFY's BYTCHK, CDB byte 1 bits 2:1 (SBC-4 5.33) */
+#define VAAI_VERIFY_BYTCHK(b1)		(((b1) >> 1) & 0x3)
+#define VAAI_BYTCHK_ALL			0x1	/* the blocks to compare */
+#define VAAI_BYTCHK_ONE_BLOCK		0x3	/* one block, for all */
+
+enum vaai_cdb_err vaai_caw_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
+				     struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_ws_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
+				    struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_verify_cdb_check(const u8 *cdb,
+					const struct vaai_cdb_lun *lun,
+					struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_lbas_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
+				      struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_unmap_cdb_check(const u8 *cdb, struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_xcopy_cdb_check(const u8 *cdb, struct vaai_cdb_args *a);
+
+/* vaai_diff.c: where data differs, for MISCOMPARE's INFORMATION */
+size_t vaai_diff_bytes(const u8 *a, const u8 *b, size_t n);
+size_t vaai_diff_pattern(const u8 *block, u32 bs, size_t phase,
+			 const u8 *data, size_t n);
+
+/* vaai_range.c: LBA range locks, the queue without its lock and waits */
+struct vaai_range {
+	struct list_head node;
+	loff_t start, end;		/* bytes, end exclusive */
+	bool excl;
+};
+
+struct vaai_range_queue {
+	struct list_head list;		/* granted and waiting, in arrival order */
+	unsigned int nr_excl;		/* exclusive requests queued */
+};
+
+void vaai_range_queue_init(struct vaai_range_queue *q);
+bool vaai_range_conflicts(const struct vaai_range *a, const struct vaai_range *b);
+bool vaai_range_grantable(const struct vaai_range_queue *q,
+			  const struct vaai_range *r);
+bool vaai_range_queue_add(struct vaai_range_queue *q, struct vaai_range *r,
+			  loff_t start, loff_t end, bool excl);
+bool vaai_range_queue_del(struct vaai_range_queue *q, struct vaai_range *r);
+
 #endif /* VAAI_PARSE_H */

@@ -13,8 +13,6 @@
 
 #include "vaai.h"
 
-#define VAAI_UNMAP_ANCHOR	0x01	/* CDB byte 1 */
-
 struct vaai_unmap_req {
 	struct vaai_unmap_span span;
 	struct vaai_unmap_range range[];
@@ -131,16 +129,16 @@ static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_unmap_parse(struct se_cmd *cmd)
 {
-	u8 *cdb = cmd->t_task_cdb;
+	struct vaai_cdb_args a;
 	sense_reason_t ret;
 
 	/* SBC-4 5.32.1: without LBPU the command is not supported. */
 	if (!cmd->se_dev->dev_attrib.emulate_tpu)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
-	/* No ANC_SUP in the LBP VPD page. */
-	if (cdb[1] & VAAI_UNMAP_ANCHOR)
-		return TCM_INVALID_CDB_FIELD;
-	ret = vaai_cdb_size_check(cmd, get_unaligned_be16(&cdb[7]), false);
+	ret = vaai_cdb_reason(vaai_unmap_cdb_check(cmd->t_task_cdb, &a));
+	if (ret)
+		return ret;
+	ret = vaai_cdb_size_check(cmd, a.size, false);
 	if (ret)
 		return ret;
 	if (vaai_cmd_write_protected(cmd))

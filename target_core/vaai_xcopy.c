@@ -15,8 +15,6 @@
 
 #include "vaai_xcopy.h"
 
-#define VAAI_XCOPY_SA_LID1	0x00
-
 #define ASC_OP_IN_PROGRESS	0x00
 #define ASCQ_OP_IN_PROGRESS	0x16
 
@@ -146,17 +144,15 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 /* EXTENDED COPY is ours in every service action: LIO core must not run it. */
 sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd)
 {
-	u8 *cdb = cmd->t_task_cdb;
-	u32 len = get_unaligned_be32(&cdb[10]);
+	struct vaai_cdb_args a;
 	sense_reason_t ret;
 
 	if (!cmd->se_dev->dev_attrib.emulate_3pc)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
-	if ((cdb[1] & 0x1f) != VAAI_XCOPY_SA_LID1)
-		return TCM_INVALID_CDB_FIELD;
-	if (len > VAAI_XCOPY_HDR_LEN + VAAI_XCOPY_MAX_DESC_LEN)
-		return TCM_PARAMETER_LIST_LENGTH_ERROR;
-	ret = vaai_cdb_size_check(cmd, len, false);
+	ret = vaai_cdb_reason(vaai_xcopy_cdb_check(cmd->t_task_cdb, &a));
+	if (ret)
+		return ret;
+	ret = vaai_cdb_size_check(cmd, a.size, false);
 	if (ret)
 		return ret;
 	cmd->execute_cmd = vaai_xcopy_execute;
