@@ -31,14 +31,16 @@ clean:
 	rm -rf build
 
 include tests/parsers/parsers.mk
+include tests/fuzz/fuzz.mk
 
 help:
 	@echo "make            build target_core/target_core_vaai.ko against KDIR ($(KDIR))"
 	@echo "make install    install the module for KERNELRELEASE ($(KERNELRELEASE))"
 	@echo "make deps       install the Debian and PyPI packages the tests and demo need"
-	@echo "make test       host tests, then the guest suites in a QEMU VM"
+	@echo "make test       host tests, a 10 s fuzz pass, then the guest suites in a VM"
 	@echo "make test-host  host-side tests only (pytest, then test-parsers)"
 	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
+	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
 	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
 	@echo "make bench      benchmarks against upstream LIO, writes docs/benchmarks.md"
@@ -50,6 +52,7 @@ deps:
 test: deps
 	$(MAKE) WERROR=1 module
 	$(MAKE) test-host
+	$(MAKE) fuzz FUZZ_SECONDS=10
 	$(MAKE) test-guest
 
 test-host:

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the CDB checks (vaai_cdb_fields.c) of COMPARE AND
+ * WRITE, WRITE SAME (10/16), VERIFY (10/12/16), GET LBA STATUS, UNMAP and
+ * EXTENDED COPY.
+ *
+ * Input: the command (index into cmds[]), flags (bit 0: 4096-byte blocks;
+ * bit 1: WRITE SAME with UNMAP enabled), capacity in blocks (be64, 0 read
+ * as 1), MAXIMUM WRITE SAME LENGTH (be32), the transfer limit in blocks
+ * (be32), then the CDB (16 bytes; its opcode byte is set from cmds[]).
+ */
+#include "fuzz.h"
+
+enum kind { RANGE, LBA_ONLY, LIST };
+
+static const struct {
+	u8 opcode;
+	enum kind kind;
+} cmds[] = {
+	{ COMPARE_AND_WRITE, RANGE }, { WRITE_SAME, RANGE },
+	{ WRITE_SAME_16, RANGE }, { VERIFY, RANGE }, { VERIFY_12, RANGE },
+	{ VERIFY_16, RANGE }, { SERVICE_ACTION_IN_16, LBA_ONLY },
+	{ UNMAP, LIST }, { EXTENDED_COPY, LIST },
+};
+
+static enum vaai_cdb_err check(const u8 *cdb, const struct vaai_cdb_lun *lun,
+			       struct vaai_cdb_args *a)
+{
+	switch (cdb[0]) {
+	case COMPARE_AND_WRITE:
+		return vaai_caw_cdb_check(cdb, lun, a);
+	case WRITE_SAME:
+	case WRITE_SAME_16:
+		return vaai_ws_cdb_check(cdb, lun, a);
+	case SERVICE_ACTION_IN_16:
+		return vaai_lbas_cdb_check(cdb, lun, a);
+	case UNMAP:
+		return vaai_unmap_cdb_check(cdb, a);
+	case EXTENDED_COPY:
+		return vaai_xcopy_cdb_check(cdb, a);
+	default:
+		return vaai_verify_cdb_check(cdb, lun, a);
+	}
+}
+
+/* What each accepted CDB promises the execute function. */
+static void check_accepted(const u8 *cdb, const struct vaai_cdb_lun *lun,
+			   const struct vaai_cdb_args *a)
+{
+	u8 bytchk = VAAI_VERIFY_BYTCHK(cdb[1]);
+
+	switch (cdb[0]) {
+	case COMPARE_AND_WRITE:
+		FUZZ_ASSERT(a->nolb <= VAAI_CAW_MAX_BLOCKS && !(cdb[1] & 0xe0));
+		FUZZ_ASSERT(a->size == 2 * a->nolb * lun->block_size);
+		break;
+	case WRITE_SAME:
+		FUZZ_ASSERT(!(cdb[1] & 0x01) && a->size == lun->block_size);
+		/* fall through */
+	case WRITE_SAME_16:
+		FUZZ_ASSERT(a->nolb && a->nolb <= lun->max_write_same_len);
+		FUZZ_ASSERT(!(cdb[1] & 0x16) && (lun->tpws || !(cdb[1] & 0x08)));
+		break;
+	case EXTENDED_COPY:
+		FUZZ_ASSERT(a->size <= VAAI_XCOPY_HDR_LEN + VAAI_XCOPY_MAX_DESC_LEN);
+		FUZZ_ASSERT(!(cdb[1] & 0x1f));
+		break;
+	case UNMAP:
+		FUZZ_ASSERT(!(cdb[1] & 0x01));
+		break;
+	case SERVICE_ACTION_IN_16:
+		break;
+	default:
+		FUZZ_ASSERT(bytchk != 2 && !(cdb[1] & 0xe0));
+		FUZZ_ASSERT(!bytchk || a->nolb <= lun->hw_max_sectors);
+		FUZZ_ASSERT(a->size == (bytchk == VAAI_BYTCHK_ALL ?
+					a->nolb * lun->block_size :
+					bytchk && a->nolb ? lun->block_size : 0));
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct fuzz_in in = { data, size };
+	unsigned int c = fuzz_take(&in, 1) % ARRAY_SIZE(cmds);
+	u8 flags = fuzz_take(&in, 1);
+	struct vaai_cdb_lun lun = {
+		.block_size = flags & 1 ? 4096 : 512,
+		.tpws = flags & 2,
+	};
+	struct vaai_cdb_args a;
+	enum vaai_cdb_err err;
+	u8 cdb[16];
+	unsigned int i;
+
+	lun.nr_blocks = fuzz_take(&in, 8) ?: 1;
+	lun.max_write_same_len = fuzz_take(&in, 4);
+	lun.hw_max_sectors = fuzz_take(&in, 4);
+	for (i = 0; i < sizeof(cdb); i++)
+		cdb[i] = fuzz_take(&in, 1);
+	cdb[0] = cmds[c].opcode;
+
+	err = check(cdb, &lun, &a);
+	FUZZ_ASSERT(err <= VAAI_CDB_LIST_LENGTH);
+	if (err)
+		return 0;
+	check_accepted(cdb, &lun, &a);
+	if (cmds[c].kind == LBA_ONLY || cmds[c].kind == RANGE)
+		FUZZ_ASSERT(vaai_lba_range_ok(lun.nr_blocks, a.lba,
+					      a.nolb ? a.nolb : 1));
+	return 0;
+}
