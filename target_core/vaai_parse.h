@@ -17,6 +17,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/string.h>
@@ -218,6 +219,29 @@ enum vaai_cdb_err vaai_xcopy_cdb_check(const u8 *cdb, struct vaai_cdb_args *a);
 size_t vaai_diff_bytes(const u8 *a, const u8 *b, size_t n);
 size_t vaai_diff_pattern(const u8 *block, u32 bs, size_t phase,
 			 const u8 *data, size_t n);
+
+/* vaai_lbas_reply.c: GET LBA STATUS parameter data, SBC-4 5.8.2 */
+#define VAAI_LBAS_HDR_LEN		8
+#define VAAI_LBAS_DESC_LEN		16
+/* Bounded work per command, whatever the allocation length says. */
+#define VAAI_LBAS_MAX_DESCS		1024
+
+/*
+ * The store's provisioning state at byte pos: *mapped, and the length in
+ * bytes (at most len) of the extent in that state; or a negative errno.
+ */
+typedef loff_t (*vaai_lbas_map_t)(void *ctx, loff_t pos, loff_t len,
+				  bool *mapped);
+
+struct vaai_lbas_req {
+	u64 lba;			/* STARTING LOGICAL BLOCK ADDRESS */
+	u64 nr_blocks;			/* capacity */
+	u32 block_size;
+	u32 alloc_len;			/* ALLOCATION LENGTH */
+};
+
+int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
+			  vaai_lbas_map_t map, void *ctx, u32 *len);
 
 /* vaai_range.c: LBA range locks, the queue without its lock and waits */
 struct vaai_range {

@@ -8,6 +8,9 @@
  * bit 1: WRITE SAME with UNMAP enabled), capacity in blocks (be64, 0 read
  * as 1), MAXIMUM WRITE SAME LENGTH (be32), the transfer limit in blocks
  * (be32), then the CDB (16 bytes; its opcode byte is set from cmds[]).
+ * An accepted GET LBA STATUS is answered (vaai_lbas_reply.c) from a fake
+ * store whose extents the rest of the input gives, a byte each (bit 0:
+ * mapped; bits 7:1 times 97: its length in bytes).
  */
 #include "fuzz.h"
 
@@ -41,6 +44,45 @@ static enum vaai_cdb_err check(const u8 *cdb, const struct vaai_cdb_lun *lun,
 	default:
 		return vaai_verify_cdb_check(cdb, lun, a);
 	}
+}
+
+static loff_t fake_map(void *ctx, loff_t pos, loff_t len, bool *mapped)
+{
+	u8 b = fuzz_take(ctx, 1);
+	loff_t n = (b >> 1) * 97;
+
+	*mapped = b & 1;
+	if (*mapped && !n)
+		n = 1;		/* the stores never return an empty extent */
+	return min(n, len);
+}
+
+/* The reply holds contiguous extents from the LBA asked, inside the LUN. */
+static void check_lbas_reply(struct fuzz_in *in, const struct vaai_cdb_lun *lun,
+			     const struct vaai_cdb_args *a)
+{
+	struct vaai_lbas_req req = {
+		.lba = a->lba, .nr_blocks = lun->nr_blocks,
+		.block_size = lun->block_size, .alloc_len = min(a->size, 1U << 16),
+	};
+	u32 i, n, len, size = max_t(u32, req.alloc_len, VAAI_LBAS_HDR_LEN);
+	u8 *buf = calloc(1, size);	/* exact size: ASan sees overruns */
+	u64 next = a->lba;
+
+	FUZZ_ASSERT(!vaai_lbas_reply_build(&req, buf, fake_map, in, &len));
+	n = (get_unaligned_be32(buf) - 4) / VAAI_LBAS_DESC_LEN;
+	FUZZ_ASSERT(get_unaligned_be32(buf) == 4 + n * VAAI_LBAS_DESC_LEN);
+	FUZZ_ASSERT(len <= req.alloc_len && n <= VAAI_LBAS_MAX_DESCS);
+	FUZZ_ASSERT(len == min(req.alloc_len, VAAI_LBAS_HDR_LEN + n * 16));
+	for (i = 0; i < n; i++) {
+		const u8 *d = &buf[VAAI_LBAS_HDR_LEN + i * VAAI_LBAS_DESC_LEN];
+		u32 nolb = get_unaligned_be32(&d[8]);
+
+		FUZZ_ASSERT(get_unaligned_be64(&d[0]) == next && nolb && d[12] <= 1);
+		FUZZ_ASSERT(nolb <= lun->nr_blocks - next);
+		next += nolb;
+	}
+	free(buf);
 }
 
 /* What each accepted CDB promises the execute function. */
@@ -109,5 +151,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (cmds[c].kind == LBA_ONLY || cmds[c].kind == RANGE)
 		FUZZ_ASSERT(vaai_lba_range_ok(lun.nr_blocks, a.lba,
 					      a.nolb ? a.nolb : 1));
+	/* a LUN's capacity in bytes is a loff_t */
+	if (cmds[c].kind == LBA_ONLY && lun.nr_blocks <= S64_MAX / lun.block_size)
+		check_lbas_reply(&in, &lun, &a);
 	return 0;
 }

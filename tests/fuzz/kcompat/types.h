@@ -16,6 +16,7 @@ typedef int64_t s64;
 #define U16_MAX		((u16)~0U)
 #define U32_MAX		((u32)~0U)
 #define U64_MAX		((u64)~0ULL)
+#define S64_MAX		((s64)(U64_MAX >> 1))
 
 #define BIT(n)		(1UL << (n))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -29,6 +30,13 @@ typedef int64_t s64;
 #define min_t(t, a, b)	min((t)(a), (t)(b))
 #define max_t(t, a, b)	max((t)(a), (t)(b))
 #define min3(a, b, c)	min(min(a, b), c)
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+#define DIV_ROUND_UP_ULL(n, d)	(((u64)(n) + (d) - 1) / (d))
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
