@@ -243,6 +243,27 @@ struct vaai_lbas_req {
 int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
 			  vaai_lbas_map_t map, void *ctx, u32 *len);
 
+/* vaai_opcodes_report.c: REPORT SUPPORTED OPERATION CODES, SPC-4 6.35 */
+/* What a command of the table needs enabled on the LUN to be listed. */
+#define VAAI_OPC_CAW			BIT(0)	/* emulate_caw */
+#define VAAI_OPC_TPU			BIT(1)	/* emulate_tpu */
+#define VAAI_OPC_3PC			BIT(2)	/* emulate_3pc */
+#define VAAI_OPC_PR			BIT(3)	/* emulate_pr */
+#define VAAI_OPC_ALUA			BIT(4)	/* explicit ALUA on the port group */
+#define VAAI_OPC_REFERRALS		BIT(5)	/* an LBA map is configured */
+
+/* Where parameter data goes: alloc_len bytes, put at byte offsets. */
+struct vaai_opcodes_out {
+	u32 alloc_len;
+	void (*put)(void *ctx, const void *buf, u32 len, u32 off);
+	void *ctx;
+};
+
+bool vaai_opcodes_sa_listed(u8 op, u32 features);
+struct vaai_fault vaai_opcodes_report(const u8 *cdb, u32 features,
+				      const struct vaai_opcodes_out *out,
+				      u32 *len);
+
 /* vaai_range.c: LBA range locks, the queue without its lock and waits */
 struct vaai_range {
 	struct list_head node;

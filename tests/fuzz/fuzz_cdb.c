@@ -2,10 +2,12 @@
 /*
  * libFuzzer target: the CDB checks (vaai_cdb_fields.c) of COMPARE AND
  * WRITE, WRITE SAME (10/16), VERIFY (10/12/16), GET LBA STATUS, UNMAP and
- * EXTENDED COPY.
+ * EXTENDED COPY, and REPORT SUPPORTED OPERATION CODES answered
+ * (vaai_opcodes_report.c).
  *
  * Input: the command (index into cmds[]), flags (bit 0: 4096-byte blocks;
- * bit 1: WRITE SAME with UNMAP enabled), capacity in blocks (be64, 0 read
+ * bit 1: WRITE SAME with UNMAP enabled; bits 7:2: the VAAI_OPC_* features
+ * for REPORT SUPPORTED OPERATION CODES), capacity in blocks (be64, 0 read
  * as 1), MAXIMUM WRITE SAME LENGTH (be32), the transfer limit in blocks
  * (be32), then the CDB (16 bytes; its opcode byte is set from cmds[]).
  * An accepted GET LBA STATUS is answered (vaai_lbas_reply.c) from a fake
@@ -14,7 +16,7 @@
  */
 #include "fuzz.h"
 
-enum kind { RANGE, LBA_ONLY, LIST };
+enum kind { RANGE, LBA_ONLY, LIST, REPORT };
 
 static const struct {
 	u8 opcode;
@@ -23,8 +25,46 @@ static const struct {
 	{ COMPARE_AND_WRITE, RANGE }, { WRITE_SAME, RANGE },
 	{ WRITE_SAME_16, RANGE }, { VERIFY, RANGE }, { VERIFY_12, RANGE },
 	{ VERIFY_16, RANGE }, { SERVICE_ACTION_IN_16, LBA_ONLY },
-	{ UNMAP, LIST }, { EXTENDED_COPY, LIST },
+	{ UNMAP, LIST }, { EXTENDED_COPY, LIST }, { MAINTENANCE_IN, REPORT },
 };
+
+/* Parameter data of REPORT SUPPORTED OPERATION CODES lands here. */
+struct report_buf {
+	u8 *buf;
+	u32 alloc;
+	unsigned int nr_puts;
+};
+
+static void report_put(void *ctx, const void *buf, u32 len, u32 off)
+{
+	struct report_buf *rb = ctx;
+
+	FUZZ_ASSERT(len && off < rb->alloc && len <= rb->alloc - off);
+	memcpy(&rb->buf[off], buf, len);
+	rb->nr_puts++;
+}
+
+/* Refused with a field pointer and nothing sent, or cut to the allocation. */
+static void check_report(const u8 *cdb, u32 features)
+{
+	struct report_buf rb = { .alloc = min(get_unaligned_be32(&cdb[6]), 8192U) };
+	const struct vaai_opcodes_out out = { rb.alloc, report_put, &rb };
+	struct vaai_fault f;
+	u32 len = U32_MAX;
+
+	rb.buf = calloc(1, rb.alloc ?: 1);	/* exact size */
+	f = vaai_opcodes_report(cdb, features, &out, &len);
+	if (f.key) {
+		FUZZ_ASSERT(f.in_cdb && (f.byte == 2 || f.byte == 3) && !rb.nr_puts);
+		fuzz_check_sense(&f);
+	} else {
+		FUZZ_ASSERT(len <= rb.alloc && (len || !rb.nr_puts));
+		if (!(cdb[2] & 7) && rb.alloc >= 4)
+			FUZZ_ASSERT(len == min(rb.alloc,
+					       get_unaligned_be32(rb.buf) + 4));
+	}
+	free(rb.buf);
+}
 
 static enum vaai_cdb_err check(const u8 *cdb, const struct vaai_cdb_lun *lun,
 			       struct vaai_cdb_args *a)
@@ -142,6 +182,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	for (i = 0; i < sizeof(cdb); i++)
 		cdb[i] = fuzz_take(&in, 1);
 	cdb[0] = cmds[c].opcode;
+	if (cmds[c].kind == REPORT) {
+		cdb[1] = MI_REPORT_SUPPORTED_OPERATION_CODES;
+		check_report(cdb, flags >> 2);
+		return 0;
+	}
 
 	err = check(cdb, &lun, &a);
 	FUZZ_ASSERT(err <= VAAI_CDB_LIST_LENGTH);

@@ -78,7 +78,7 @@ def xcopy_seeds():
 
 
 CMDS = ["caw", "ws10", "ws16", "verify10", "verify12", "verify16", "lbas",
-        "unmap", "xcopy"]
+        "unmap", "xcopy", "rsoc"]
 
 
 def cdb_seed(cmd, flags, cdb, nr_blocks=GIB_512):
@@ -101,6 +101,11 @@ def cdb_seeds():
                                    be32(4096)),
         "unmap": cdb_seed("unmap", 0, b"\x42\0\0\0\0\0\0" + be16(24)),
         "xcopy": cdb_seed("xcopy", 0, b"\x83" + b"\0" * 9 + be32(108)),
+        # sg_opcodes, and sg_opcodes --op=89 --rctd; features all on
+        "sg_opcodes": cdb_seed("rsoc", 0xfc, b"\xa3\x0c\x00\0\0\0" +
+                               be32(8192)),
+        "sg_opcodes_caw_rctd": cdb_seed("rsoc", 0xfc, b"\xa3\x0c\x81\x89\0\0" +
+                                        be32(64)),
         "last_lba_4k": cdb_seed("caw", 1, b"\x89\x00" + be64(GIB_512 // 8 - 1) +
                                 b"\0\0\0\x01\0\0", GIB_512 // 8),
     }
