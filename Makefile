@@ -11,6 +11,8 @@ endif
 KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 W ?= 1
 PYTHON ?= /usr/bin/python3
+# The kernel's scsi/scsi_proto.h, which the host-side parser builds use too.
+KSRC ?= $(firstword $(wildcard /lib/modules/$(KERNELRELEASE)/source) $(KDIR))
 
 MODULE := target_core/target_core_vaai.ko
 
@@ -28,12 +30,17 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core clean
 	rm -rf build
 
+include tests/parsers/parsers.mk
+include tests/fuzz/fuzz.mk
+
 help:
 	@echo "make            build target_core/target_core_vaai.ko against KDIR ($(KDIR))"
 	@echo "make install    install the module for KERNELRELEASE ($(KERNELRELEASE))"
 	@echo "make deps       install the Debian and PyPI packages the tests and demo need"
-	@echo "make test       host tests, then the guest suites in a QEMU VM"
-	@echo "make test-host  host-side tests only"
+	@echo "make test       host tests, a 10 s fuzz pass, then the guest suites in a VM"
+	@echo "make test-host  host-side tests only (pytest, then test-parsers)"
+	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
+	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
 	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
 	@echo "make bench      benchmarks against upstream LIO, writes docs/benchmarks.md"
@@ -45,10 +52,12 @@ deps:
 test: deps
 	$(MAKE) WERROR=1 module
 	$(MAKE) test-host
+	$(MAKE) fuzz FUZZ_SECONDS=10
 	$(MAKE) test-guest
 
 test-host:
 	$(PYTHON) -m pytest -q tests/host
+	$(MAKE) test-parsers
 
 test-guest: module
 	tests/vm/run.py --kver $(KERNELRELEASE) --log build/vm/test-console.log \
@@ -72,4 +81,5 @@ serve: deps
 	tests/vm/run.py --kver $(KERNELRELEASE) --serve --timeout 0 \
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
-.PHONY: all module install clean help deps test test-host test-guest demo bench serve
+.PHONY: all module install clean help deps test test-host test-parsers test-guest \
+	demo bench serve

@@ -24,6 +24,7 @@
 #include <target/target_core_backend.h>
 
 #include "compat.h"
+#include "vaai_parse.h"
 
 /* Largest data transfer of one READ/WRITE command we accept (bytes). */
 #define VAAI_MAX_IO_BYTES	(8U << 20)
@@ -36,8 +37,6 @@
  * LIO's dev_attrib) and enforced by our parsers.  An UNMAP parameter list is
  * at most 65535 bytes (16-bit length), so 4095 descriptors fit in any list.
  */
-/* COMPARE AND WRITE: the Block Limits byte allows no more. */
-#define VAAI_CAW_MAX_BLOCKS		255
 #define VAAI_MAX_WRITE_SAME_BYTES	(2ULL << 30)
 #define VAAI_MAX_UNMAP_BYTES		(8ULL << 30)
 #define VAAI_MAX_UNMAP_DESCS		4095
@@ -109,18 +108,11 @@ struct vaai_params {
 	bool readonly;
 };
 
-/* LBA range locks (vaai_lock.c). */
-struct vaai_range {
-	struct list_head node;
-	loff_t start, end;		/* bytes, end exclusive */
-	bool excl;
-};
-
+/* LBA range locks (vaai_lock.c, around vaai_range.c's queue). */
 struct vaai_rlock {
 	spinlock_t lock;
-	struct list_head queue;		/* granted and waiting, in arrival order */
+	struct vaai_range_queue queue;
 	wait_queue_head_t wait;
-	unsigned int nr_excl;		/* exclusive requests queued */
 };
 
 void vaai_rlock_init(struct vaai_rlock *rl);
@@ -224,8 +216,8 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd);
 sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb);
 sense_reason_t vaai_cdb_data_out_check(struct se_cmd *cmd, u32 size,
 				       bool data_cdb);
-bool vaai_dev_range_ok(struct se_device *dev, u64 lba, u64 nolb);
-sense_reason_t vaai_cdb_check_range(struct se_cmd *cmd, u64 lba, u64 nolb);
+void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun);
+sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err);
 void vaai_dev_set_limits(struct vaai_dev *vdev);
 
 /* vaai_vpd.c */
@@ -320,8 +312,7 @@ u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq);
 void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
 			     int byte, int bit);
 void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size);
-void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
-				 u16 byte, int bit);
+void vaai_cmd_complete_fault(struct se_cmd *cmd, const struct vaai_fault *f);
 void vaai_cmd_complete_bad_cdb(struct se_cmd *cmd, u16 byte, int bit);
 
 #endif /* VAAI_H */

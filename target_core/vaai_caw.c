@@ -19,8 +19,7 @@
 
 #include "vaai.h"
 
-#define VAAI_CAW_WRPROTECT	0xe0	/* CDB byte 1 */
-#define VAAI_CAW_FUA		0x08
+#define VAAI_CAW_FUA		0x08	/* CDB byte 1 */
 
 /* bio_vecs over the write half of the data-out: bytes [skip, skip + len). */
 static struct bio_vec *vaai_caw_write_bvecs(struct se_cmd *cmd, size_t skip,
@@ -132,30 +131,24 @@ static sense_reason_t vaai_caw_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_caw_parse(struct se_cmd *cmd)
 {
-	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
-	u8 *cdb = cmd->t_task_cdb;
-	u64 lba = get_unaligned_be64(&cdb[2]);
-	u32 nolb = cdb[13];
+	struct vaai_cdb_lun lun;
+	struct vaai_cdb_args a;
 	sense_reason_t ret;
 
-	if (!da->emulate_caw)
+	if (!cmd->se_dev->dev_attrib.emulate_caw)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
-	/* No protection information: WRPROTECT must be 0. */
-	if (cdb[1] & VAAI_CAW_WRPROTECT)
-		return TCM_INVALID_CDB_FIELD;
-	if (nolb > VAAI_CAW_MAX_BLOCKS)
-		return TCM_INVALID_CDB_FIELD;
-	ret = vaai_cdb_check_range(cmd, lba, nolb ? nolb : 1);
+	vaai_cdb_lun_get(cmd, &lun);
+	ret = vaai_cdb_reason(vaai_caw_cdb_check(cmd->t_task_cdb, &lun, &a));
 	if (ret)
 		return ret;
-	ret = vaai_cdb_data_out_check(cmd, 2 * nolb * da->block_size, true);
+	ret = vaai_cdb_data_out_check(cmd, a.size, true);
 	if (ret)
 		return ret;
 	if (vaai_cmd_write_protected(cmd))
 		return TCM_WRITE_PROTECTED;
 
-	cmd->t_task_lba = lba;
-	cmd->t_task_nolb = nolb;
+	cmd->t_task_lba = a.lba;
+	cmd->t_task_nolb = a.nolb;
 	cmd->execute_cmd = vaai_caw_execute;
 	return TCM_NO_SENSE;
 }

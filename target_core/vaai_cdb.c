@@ -134,20 +134,30 @@ sense_reason_t vaai_cdb_data_out_check(struct se_cmd *cmd, u32 size,
 	return vaai_cdb_size_check(cmd, size, data_cdb);
 }
 
-/* [lba, lba + nolb) lies inside dev (nolb 0: lba does). */
-bool vaai_dev_range_ok(struct se_device *dev, u64 lba, u64 nolb)
+/* What the CDB checks of vaai_cdb_fields.c know of cmd's LUN. */
+void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 {
-	u64 nr_blocks = dev->transport->get_blocks(dev) + 1;
+	struct se_device *dev = cmd->se_dev;
+	struct se_dev_attrib *da = &dev->dev_attrib;
 
-	return lba < nr_blocks && nolb <= nr_blocks - lba;
+	lun->nr_blocks = dev->transport->get_blocks(dev) + 1;
+	lun->block_size = da->block_size;
+	lun->max_write_same_len = da->max_write_same_len;
+	lun->hw_max_sectors = da->hw_max_sectors;
+	lun->tpws = da->emulate_tpws;
 }
 
-/* LBA OUT OF RANGE unless [lba, lba + nolb) lies inside the LUN. */
-sense_reason_t vaai_cdb_check_range(struct se_cmd *cmd, u64 lba, u64 nolb)
+/* The sense reason LIO core answers a failed CDB check with. */
+sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err)
 {
-	if (!vaai_dev_range_ok(cmd->se_dev, lba, nolb))
-		return TCM_ADDRESS_OUT_OF_RANGE;
-	return TCM_NO_SENSE;
+	static const sense_reason_t reasons[] = {
+		[VAAI_CDB_OK]			= TCM_NO_SENSE,
+		[VAAI_CDB_INVALID_FIELD]	= TCM_INVALID_CDB_FIELD,
+		[VAAI_CDB_LBA_OUT_OF_RANGE]	= TCM_ADDRESS_OUT_OF_RANGE,
+		[VAAI_CDB_LIST_LENGTH]		= TCM_PARAMETER_LIST_LENGTH_ERROR,
+	};
+
+	return reasons[err];
 }
 
 /*

@@ -36,13 +36,10 @@ size_t vaai_compare_sg(struct scatterlist *sgl, unsigned int nents,
 					(size_t)bv[i].bv_len - in_page);
 			u8 *medium = kmap_local_page(bv[i].bv_page);
 			const u8 *verify = (const u8 *)miter.addr + done;
-			size_t k;
+			size_t k = vaai_diff_bytes(verify, medium + in_page, n);
 
-			if (memcmp(verify, medium + in_page, n)) {
-				for (k = 0; verify[k] == medium[in_page + k]; k++)
-					;
+			if (k < n)
 				diff = off + k;
-			}
 			kunmap_local(medium);
 			if (diff != len)
 				break;
@@ -68,11 +65,9 @@ size_t vaai_compare_pattern(const u8 *block, u32 bs, struct bio_vec *bv,
 
 	for (i = 0; off < len; i++) {
 		u8 *medium = kmap_local_page(bv[i].bv_page);
-		size_t n = min_t(size_t, bv[i].bv_len, len - off), k;
+		size_t n = min_t(size_t, bv[i].bv_len, len - off);
+		size_t k = vaai_diff_pattern(block, bs, off, medium, n);
 
-		for (k = 0; k < n; k++)
-			if (medium[k] != block[(off + k) % bs])
-				break;
 		kunmap_local(medium);
 		if (k < n)
 			return off + k;

@@ -350,12 +350,12 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 	u8 status, key, asc, ascq;
 	unsigned int i;
 
-	for (i = 0; i < xc->nr_cscds; i++) {
+	for (i = 0; i < xc->list.nr_cscds; i++) {
 		struct vaai_cscd *c = &xc->cscd[i];
 
-		if (c->src)
+		if (c->info.src)
 			atomic64_inc(&c->vdev->stats.clone_read);
-		if (c->dst) {
+		if (c->info.dst) {
 			atomic64_inc(&c->vdev->stats.clone_write);
 			vaai_tp_check(c->vdev);
 		}
@@ -387,8 +387,8 @@ static void vaai_copy_work(struct work_struct *work)
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < xc->nr_segs && !ret; i++) {
-		ret = vaai_copy_segment(xc, &xc->seg[i]);
+	for (i = 0; i < xc->list.nr_segs && !ret; i++) {
+		ret = vaai_copy_segment(xc, &xc->list.seg[i]);
 		if (!ret)
 			WRITE_ONCE(xc->status->segs_done, i + 1);
 	}

@@ -97,8 +97,8 @@ int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c)
 			break;
 		c->lun = lun;
 		c->vdev = to_vaai_dev(dev);
-		c->readonly = deve->lun_access_ro || lun->lun_access_ro ||
-			      c->vdev->params.readonly;
+		c->info.readonly = deve->lun_access_ro || lun->lun_access_ro ||
+				   c->vdev->params.readonly;
 		ret = 0;
 		break;
 	}
@@ -110,7 +110,7 @@ void vaai_cscd_release(struct vaai_xcopy *xc)
 {
 	unsigned int i;
 
-	for (i = 0; i < xc->nr_cscds; i++) {
+	for (i = 0; i < xc->list.nr_cscds; i++) {
 		if (xc->cscd[i].lun)
 			percpu_ref_put(&xc->cscd[i].lun->lun_ref);
 		xc->cscd[i].lun = NULL;
@@ -159,14 +159,14 @@ bool vaai_cscd_reserved(struct se_cmd *cmd, struct vaai_cscd *c)
 		goto out;
 	switch (holder->pr_res_type) {
 	case VAAI_PR_WE:
-		conflict = c->dst;
+		conflict = c->info.dst;
 		break;
 	case VAAI_PR_EA:
 		conflict = true;
 		break;
 	case VAAI_PR_WE_RO:
 	case VAAI_PR_WE_AR:
-		conflict = c->dst && !registered;
+		conflict = c->info.dst && !registered;
 		break;
 	case VAAI_PR_EA_RO:
 	case VAAI_PR_EA_AR:

@@ -14,85 +14,34 @@
 
 #include "vaai.h"
 
-#define VAAI_LBAS_HDR_LEN	8
-#define VAAI_LBAS_DESC_LEN	16
-/* Bounded work per command, whatever the allocation length says. */
-#define VAAI_LBAS_MAX_DESCS	1024
-
-/* SBC-4 table 43: PROVISIONING STATUS */
-#define VAAI_LBAS_MAPPED	0x0	/* mapped or unknown */
-#define VAAI_LBAS_DEALLOCATED	0x1
-
-/*
- * Next extent from block lba: its state and end (exclusive), in blocks.  A
- * block that is partly backed counts as mapped.
- */
-static int vaai_lbas_extent(struct vaai_dev *vdev, u64 lba, u64 nr_blocks,
-			    bool *mapped, u64 *end)
+static loff_t vaai_lbas_map(void *ctx, loff_t pos, loff_t len, bool *mapped)
 {
-	u32 bs = vdev->dev.dev_attrib.block_size;
-	loff_t pos = (loff_t)lba * bs;
-	loff_t len;
+	struct vaai_dev *vdev = ctx;
 
-	len = vdev->store->map_status(vdev, pos, (loff_t)(nr_blocks - lba) * bs,
-				      mapped);
-	if (len < 0)
-		return len;
-	if (*mapped) {
-		*end = DIV_ROUND_UP_ULL(pos + len, bs);
-	} else {
-		*end = div_u64(pos + len, bs);
-		if (*end == lba) {
-			*mapped = true;
-			*end = lba + 1;
-		}
-	}
-	*end = min(*end, nr_blocks);
-	return 0;
+	return vdev->store->map_status(vdev, pos, len, mapped);
 }
 
 static void vaai_lbas_work(struct vaai_io *io)
 {
 	struct se_cmd *cmd = io->cmd;
-	struct vaai_dev *vdev = io->vdev;
-	u64 nr_blocks = cmd->se_dev->transport->get_blocks(cmd->se_dev) + 1;
-	u32 len = io->len;
-	unsigned int n = 0, max;
-	u64 lba = cmd->t_task_lba;
+	const struct vaai_lbas_req req = {
+		.lba = cmd->t_task_lba,
+		.nr_blocks = cmd->se_dev->transport->get_blocks(cmd->se_dev) + 1,
+		.block_size = cmd->se_dev->dev_attrib.block_size,
+		.alloc_len = io->len,
+	};
+	u32 len;
 	u8 *buf;
-	int ret = 0;
+	int ret;
 
-	buf = kzalloc(max_t(u32, len, VAAI_LBAS_HDR_LEN), GFP_KERNEL);
+	buf = kzalloc(max_t(u32, req.alloc_len, VAAI_LBAS_HDR_LEN), GFP_KERNEL);
 	if (!buf) {
 		vaai_io_done(io, -ENOMEM);
 		return;
 	}
-	max = len > VAAI_LBAS_HDR_LEN ?
-	      (len - VAAI_LBAS_HDR_LEN) / VAAI_LBAS_DESC_LEN : 0;
-	max = min_t(unsigned int, max, VAAI_LBAS_MAX_DESCS);
-
-	while (n < max && lba < nr_blocks) {
-		u8 *d = buf + VAAI_LBAS_HDR_LEN + n * VAAI_LBAS_DESC_LEN;
-		bool mapped;
-		u64 end;
-
-		ret = vaai_lbas_extent(vdev, lba, nr_blocks, &mapped, &end);
-		if (ret)
-			break;
-		/* NUMBER OF LOGICAL BLOCKS is 32 bits wide. */
-		end = min_t(u64, end, lba + U32_MAX);
-		put_unaligned_be64(lba, &d[0]);
-		put_unaligned_be32(end - lba, &d[8]);
-		d[12] = mapped ? VAAI_LBAS_MAPPED : VAAI_LBAS_DEALLOCATED;
-		lba = end;
-		n++;
-	}
-	if (!ret) {
-		/* PARAMETER DATA LENGTH: the bytes that follow it. */
-		put_unaligned_be32(VAAI_LBAS_HDR_LEN - 4 + n * VAAI_LBAS_DESC_LEN, buf);
-		len = min_t(u32, len, VAAI_LBAS_HDR_LEN + n * VAAI_LBAS_DESC_LEN);
+	ret = vaai_lbas_reply_build(&req, buf, vaai_lbas_map, io->vdev, &len);
+	if (!ret)
 		sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents, buf, len);
-	}
 	kfree(buf);
 	if (ret) {
 		vaai_io_done(io, ret);
@@ -119,18 +68,18 @@ static sense_reason_t vaai_lbas_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_lba_status_parse(struct se_cmd *cmd)
 {
-	u8 *cdb = cmd->t_task_cdb;
-	u64 lba = get_unaligned_be64(&cdb[2]);
+	struct vaai_cdb_lun lun;
+	struct vaai_cdb_args a;
 	sense_reason_t ret;
 
-	/* SBC-4 5.8.1: a starting LBA past the last one is out of range. */
-	ret = vaai_cdb_check_range(cmd, lba, 1);
+	vaai_cdb_lun_get(cmd, &lun);
+	ret = vaai_cdb_reason(vaai_lbas_cdb_check(cmd->t_task_cdb, &lun, &a));
 	if (ret)
 		return ret;
-	ret = vaai_cdb_size_check(cmd, get_unaligned_be32(&cdb[10]), false);
+	ret = vaai_cdb_size_check(cmd, a.size, false);
 	if (ret)
 		return ret;
-	cmd->t_task_lba = lba;
+	cmd->t_task_lba = a.lba;
 	cmd->execute_cmd = vaai_lbas_execute;
 	return TCM_NO_SENSE;
 }

@@ -11,7 +11,8 @@
  * a waiting COMPARE AND WRITE.
  *
  * When no exclusive request is queued, taking a shared lock is a list
- * insertion under the device's spinlock, with no search.
+ * insertion under the device's spinlock, with no search.  The queue itself
+ * is vaai_range.c; this file adds the lock and the waiting.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,31 +26,8 @@
 void vaai_rlock_init(struct vaai_rlock *rl)
 {
 	spin_lock_init(&rl->lock);
-	INIT_LIST_HEAD(&rl->queue);
+	vaai_range_queue_init(&rl->queue);
 	init_waitqueue_head(&rl->wait);
-	rl->nr_excl = 0;
-}
-
-static bool vaai_range_conflicts(const struct vaai_range *a,
-				 const struct vaai_range *b)
-{
-	return (a->excl || b->excl) && a->start < b->end && b->start < a->end;
-}
-
-/* May r go ahead of everything queued before it?  rl->lock held. */
-static bool vaai_range_grantable(struct vaai_rlock *rl, struct vaai_range *r)
-{
-	struct vaai_range *prev;
-
-	if (!rl->nr_excl)
-		return true;
-	list_for_each_entry(prev, &rl->queue, node) {
-		if (prev == r)
-			return true;
-		if (vaai_range_conflicts(prev, r))
-			return false;
-	}
-	return true;
 }
 
 static bool vaai_range_granted(struct vaai_rlock *rl, struct vaai_range *r)
@@ -58,7 +36,7 @@ static bool vaai_range_granted(struct vaai_rlock *rl, struct vaai_range *r)
 	bool ok;
 
 	spin_lock_irqsave(&rl->lock, flags);
-	ok = vaai_range_grantable(rl, r);
+	ok = vaai_range_grantable(&rl->queue, r);
 	spin_unlock_irqrestore(&rl->lock, flags);
 	return ok;
 }
@@ -73,14 +51,8 @@ void vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
 	unsigned long flags;
 	bool ok;
 
-	r->start = start;
-	r->end = end;
-	r->excl = excl;
 	spin_lock_irqsave(&rl->lock, flags);
-	list_add_tail(&r->node, &rl->queue);
-	if (excl)
-		rl->nr_excl++;
-	ok = vaai_range_grantable(rl, r);
+	ok = vaai_range_queue_add(&rl->queue, r, start, end, excl);
 	spin_unlock_irqrestore(&rl->lock, flags);
 	if (!ok)
 		wait_event(rl->wait, vaai_range_granted(rl, r));
@@ -93,11 +65,7 @@ void vaai_range_unlock(struct vaai_rlock *rl, struct vaai_range *r)
 	bool wake;
 
 	spin_lock_irqsave(&rl->lock, flags);
-	list_del(&r->node);
-	if (r->excl)
-		rl->nr_excl--;
-	/* Someone waits only behind an exclusive request, queued or leaving. */
-	wake = rl->nr_excl || r->excl;
+	wake = vaai_range_queue_del(&rl->queue, r);
 	spin_unlock_irqrestore(&rl->lock, flags);
 	if (wake)
 		wake_up_all(&rl->wait);

@@ -5,11 +5,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/errno.h>
-#include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
 #include <linux/string.h>
 #include <linux/scatterlist.h>
-#include <asm/unaligned.h>
 
 #include "vaai.h"
 
@@ -71,34 +69,36 @@ static const struct vaai_sense *vaai_errno_sense(int err, bool write)
 /* Sense data for dev in buf (TRANSPORT_SENSE_BUFFER bytes); its length. */
 u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq)
 {
-	bool desc = vaai_sense_desc_format(dev);
+	return vaai_sense_build(buf, TRANSPORT_SENSE_BUFFER,
+				vaai_sense_desc_format(dev), key, asc, ascq);
+}
 
-	scsi_build_sense_buffer(desc, buf, key, asc, ascq);
-	return desc ? 8 : 18;
+static void vaai_cmd_complete_sense_data(struct se_cmd *cmd, u8 *buf)
+{
+	transport_copy_sense_to_cmd(cmd, buf);
+	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
 }
 
 /*
- * CHECK CONDITION with our own sense; sks is the 3-byte sense-key specific
- * field (SPC-4 4.5.2.4), or NULL.
+ * CHECK CONDITION for a refusal, pointing at the field in error unless
+ * f->byte < 0 (SPC-4 4.5.2.4.2: SKSV; C/D = 1 in the CDB, 0 in the
+ * parameter list; BPV when a bit is named).
  */
-static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense *s,
-				    const u8 *sks)
+void vaai_cmd_complete_fault(struct se_cmd *cmd, const struct vaai_fault *f)
 {
-	bool desc = vaai_sense_desc_format(cmd->se_dev);
 	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
 
-	scsi_build_sense_buffer(desc, buf, s->key, s->asc, s->ascq);
-	if (sks && desc) {
-		/* Sense key specific sense data descriptor (SPC-4 4.5.2.4.1) */
-		buf[7] = 8;
-		buf[8] = 0x02;
-		buf[9] = 0x06;
-		memcpy(&buf[12], sks, 3);
-	} else if (sks) {
-		memcpy(&buf[15], sks, 3);
-	}
-	transport_copy_sense_to_cmd(cmd, buf);
-	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
+	vaai_sense_build_fault(buf, sizeof(buf),
+			       vaai_sense_desc_format(cmd->se_dev), f);
+	vaai_cmd_complete_sense_data(cmd, buf);
+}
+
+/* CHECK CONDITION with our own sense and no field pointer. */
+static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense *s)
+{
+	const struct vaai_fault f = { s->key, s->asc, s->ascq, false, -1, -1 };
+
+	vaai_cmd_complete_fault(cmd, &f);
 }
 
 /*
@@ -107,13 +107,12 @@ static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense 
  */
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset)
 {
-	bool desc = vaai_sense_desc_format(cmd->se_dev);
 	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
 
-	scsi_build_sense_buffer(desc, buf, MISCOMPARE, 0x1d, 0x00);
-	scsi_set_sense_information(buf, sizeof(buf), offset);
-	transport_copy_sense_to_cmd(cmd, buf);
-	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
+	vaai_sense_build(buf, sizeof(buf), vaai_sense_desc_format(cmd->se_dev),
+			 MISCOMPARE, 0x1d, 0x00);
+	vaai_sense_set_info(buf, sizeof(buf), offset);
+	vaai_cmd_complete_sense_data(cmd, buf);
 }
 
 /* UNIT ATTENTION that this backend establishes itself. */
@@ -121,51 +120,24 @@ void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq)
 {
 	const struct vaai_sense s = { UNIT_ATTENTION, asc, ascq };
 
-	vaai_cmd_complete_sense(cmd, &s, NULL);
-}
-
-/*
- * CHECK CONDITION pointing at the field in error unless byte < 0 (SPC-4
- * 4.5.2.4.2: SKSV; C/D = 1 in the CDB, 0 in the parameter list; BPV when a
- * bit is named).
- */
-static void vaai_cmd_complete_field(struct se_cmd *cmd, const struct vaai_sense *s,
-				    bool in_cdb, int byte, int bit)
-{
-	u8 sks[3];
-
-	if (byte < 0) {
-		vaai_cmd_complete_sense(cmd, s, NULL);
-		return;
-	}
-	sks[0] = 0x80 | (in_cdb ? 0x40 : 0) |
-		 (bit >= 0 ? 0x08 | (bit & 0x7) : 0);
-	put_unaligned_be16(byte, &sks[1]);
-	vaai_cmd_complete_sense(cmd, s, sks);
+	vaai_cmd_complete_sense(cmd, &s);
 }
 
 /* This sense, pointing at a byte of the parameter list unless byte < 0. */
 void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
 			     int byte, int bit)
 {
-	const struct vaai_sense s = { key, asc, ascq };
+	const struct vaai_fault f = { key, asc, ascq, false, byte, bit };
 
-	vaai_cmd_complete_field(cmd, &s, false, byte, bit);
-}
-
-/* A bad field in the parameter list. */
-void vaai_cmd_complete_bad_param(struct se_cmd *cmd, u8 asc, u8 ascq,
-				 u16 byte, int bit)
-{
-	vaai_cmd_complete_check(cmd, ILLEGAL_REQUEST, asc, ascq, byte, bit);
+	vaai_cmd_complete_fault(cmd, &f);
 }
 
 /* INVALID FIELD IN CDB; bit: the field's most significant bit, or -1. */
 void vaai_cmd_complete_bad_cdb(struct se_cmd *cmd, u16 byte, int bit)
 {
-	const struct vaai_sense s = { ILLEGAL_REQUEST, 0x24, 0x00 };
+	const struct vaai_fault f = vaai_fault_cdb(byte, bit);
 
-	vaai_cmd_complete_field(cmd, &s, true, byte, bit);
+	vaai_cmd_complete_fault(cmd, &f);
 }
 
 /* GOOD with size bytes of data-in, cut to the allocation length. */
@@ -238,5 +210,5 @@ void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write)
 	pr_err_ratelimited("%s: opcode 0x%02x lba %llu failed: %d\n",
 			   cmd->se_dev->dev_group.cg_item.ci_name,
 			   cmd->t_task_cdb[0], cmd->t_task_lba, err);
-	vaai_cmd_complete_sense(cmd, s, NULL);
+	vaai_cmd_complete_sense(cmd, s);
 }

@@ -13,57 +13,44 @@
 
 #include "vaai.h"
 
-#define VAAI_UNMAP_ANCHOR	0x01	/* CDB byte 1 */
-#define VAAI_UNMAP_HDR_LEN	8
-#define VAAI_UNMAP_DESC_LEN	16
-
-/* ASC/ASCQ, SPC-4 annex D */
-#define VAAI_ASC_INVALID_FIELD_IN_PARAM_LIST	0x26, 0x00
-#define VAAI_ASC_LBA_OUT_OF_RANGE		0x21, 0x00
-
-struct vaai_unmap_range {
-	u64 lba;
-	u32 nolb;
-};
-
 struct vaai_unmap_req {
-	unsigned int nr;
-	u64 blocks;
-	u64 first, end;			/* span of all ranges, in blocks */
+	struct vaai_unmap_span span;
 	struct vaai_unmap_range range[];
 };
 
 static void vaai_unmap_work(struct vaai_io *io)
 {
 	struct vaai_unmap_req *req = io->buf;
+	struct vaai_unmap_span *span = &req->span;
 	struct vaai_dev *vdev = io->vdev;
 	u32 bs = vdev->dev.dev_attrib.block_size;
 	unsigned int i;
 	int ret = 0;
 
-	if (req->nr)
-		vaai_io_lock(io, req->first * bs, (req->end - req->first) * bs, false);
-	for (i = 0; i < req->nr && !ret; i++)
+	if (span->nr)
+		vaai_io_lock(io, span->first * bs, (span->end - span->first) * bs,
+			     false);
+	for (i = 0; i < span->nr && !ret; i++)
 		ret = vdev->store->unmap(vdev, (loff_t)req->range[i].lba * bs,
 					 (loff_t)req->range[i].nolb * bs);
-	if (!ret && req->nr)
-		ret = vaai_dev_sync_if_write_through(vdev, req->first * bs,
-						     (req->end - req->first) * bs);
+	if (!ret && span->nr)
+		ret = vaai_dev_sync_if_write_through(vdev, span->first * bs,
+						     (span->end - span->first) * bs);
 
 	if (ret) {
 		atomic64_inc(&vdev->stats.unmap_failed);
 	} else {
 		atomic64_inc(&vdev->stats.unmap);
-		atomic64_add(req->blocks, &vdev->stats.unmap_blocks);
+		atomic64_add(span->blocks, &vdev->stats.unmap_blocks);
 	}
 	kfree(req);
 	vaai_io_done(io, ret);
 }
 
-static void vaai_unmap_refuse(struct se_cmd *cmd, u8 asc, u8 ascq, u16 byte)
+static void vaai_unmap_refuse(struct se_cmd *cmd, const struct vaai_fault *f)
 {
 	atomic64_inc(&to_vaai_dev(cmd->se_dev)->stats.unmap_failed);
-	vaai_cmd_complete_bad_param(cmd, asc, ascq, byte, -1);
+	vaai_cmd_complete_fault(cmd, f);
 }
 
 /*
@@ -75,62 +62,31 @@ static int vaai_unmap_collect(struct se_cmd *cmd, const u8 *buf, u32 len,
 			      struct vaai_unmap_req **reqp)
 {
 	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
-	u64 nr_blocks = cmd->se_dev->transport->get_blocks(cmd->se_dev) + 1;
-	u32 data_len = get_unaligned_be16(&buf[0]);
-	u32 bd_len = get_unaligned_be16(&buf[2]);
+	const struct vaai_unmap_limits lim = {
+		.nr_blocks = cmd->se_dev->transport->get_blocks(cmd->se_dev) + 1,
+		.max_descs = da->max_unmap_block_desc_count,
+		.max_lbas = da->max_unmap_lba_count,
+	};
 	struct vaai_unmap_req *req;
-	unsigned int i, nr;
-	u64 blocks = 0;
+	struct vaai_fault f;
+	unsigned int nr;
 
-	/* Lengths that disagree with each other or with what arrived. */
-	if (data_len + 2 > len || data_len < bd_len + VAAI_UNMAP_HDR_LEN - 2) {
-		vaai_unmap_refuse(cmd, VAAI_ASC_INVALID_FIELD_IN_PARAM_LIST, 0);
+	f = vaai_unmap_list_check(buf, len, &lim, &nr);
+	if (f.key) {
+		vaai_unmap_refuse(cmd, &f);
 		return 1;
 	}
-	/* An incomplete last descriptor is ignored (SBC-4 5.32.2). */
-	nr = bd_len / VAAI_UNMAP_DESC_LEN;
-	if (nr > da->max_unmap_block_desc_count) {
-		vaai_unmap_refuse(cmd, VAAI_ASC_INVALID_FIELD_IN_PARAM_LIST, 2);
-		return 1;
-	}
-
 	req = kmalloc(struct_size(req, range, nr), GFP_KERNEL);
 	if (!req)
 		return -ENOMEM;
-	req->nr = 0;
-	req->first = U64_MAX;
-	req->end = 0;
-	for (i = 0; i < nr; i++) {
-		const u8 *d = buf + VAAI_UNMAP_HDR_LEN + i * VAAI_UNMAP_DESC_LEN;
-		u16 at = VAAI_UNMAP_HDR_LEN + i * VAAI_UNMAP_DESC_LEN;
-		u64 lba = get_unaligned_be64(&d[0]);
-		u32 nolb = get_unaligned_be32(&d[8]);
-
-		if (!nolb)
-			continue;
-		if (lba >= nr_blocks || nolb > nr_blocks - lba) {
-			vaai_unmap_refuse(cmd, VAAI_ASC_LBA_OUT_OF_RANGE, at);
-			goto out_refused;
-		}
-		blocks += nolb;
-		if (blocks > da->max_unmap_lba_count) {
-			vaai_unmap_refuse(cmd, VAAI_ASC_INVALID_FIELD_IN_PARAM_LIST,
-					  at + 8);
-			goto out_refused;
-		}
-		req->first = min(req->first, lba);
-		req->end = max(req->end, lba + nolb);
-		req->range[req->nr].lba = lba;
-		req->range[req->nr].nolb = nolb;
-		req->nr++;
+	f = vaai_unmap_list_collect(buf, nr, &lim, &req->span, req->range);
+	if (f.key) {
+		vaai_unmap_refuse(cmd, &f);
+		kfree(req);
+		return 1;
 	}
-	req->blocks = blocks;
 	*reqp = req;
 	return 0;
-
-out_refused:
-	kfree(req);
-	return 1;
 }
 
 static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
@@ -173,16 +129,16 @@ static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_unmap_parse(struct se_cmd *cmd)
 {
-	u8 *cdb = cmd->t_task_cdb;
+	struct vaai_cdb_args a;
 	sense_reason_t ret;
 
 	/* SBC-4 5.32.1: without LBPU the command is not supported. */
 	if (!cmd->se_dev->dev_attrib.emulate_tpu)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
-	/* No ANC_SUP in the LBP VPD page. */
-	if (cdb[1] & VAAI_UNMAP_ANCHOR)
-		return TCM_INVALID_CDB_FIELD;
-	ret = vaai_cdb_data_out_check(cmd, get_unaligned_be16(&cdb[7]), false);
+	ret = vaai_cdb_reason(vaai_unmap_cdb_check(cmd->t_task_cdb, &a));
+	if (ret)
+		return ret;
+	ret = vaai_cdb_data_out_check(cmd, a.size, false);
 	if (ret)
 		return ret;
 	if (vaai_cmd_write_protected(cmd))

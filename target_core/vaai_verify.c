@@ -18,10 +18,6 @@
 
 #include "vaai.h"
 
-#define VAAI_VERIFY_VRPROTECT	0xe0	/* CDB byte 1 */
-#define VAAI_VERIFY_BYTCHK(b1)	(((b1) >> 1) & 0x3)
-#define VAAI_BYTCHK_ALL		0x1
-#define VAAI_BYTCHK_ONE_BLOCK	0x3
 /* The medium is read and compared this much at a time. */
 #define VAAI_VERIFY_CHUNK	(1U << 20)
 
@@ -93,46 +89,20 @@ bool vaai_verify_match(const u8 *cdb)
 
 sense_reason_t vaai_verify_parse(struct se_cmd *cmd)
 {
-	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
-	u8 *cdb = cmd->t_task_cdb;
-	u8 bytchk = VAAI_VERIFY_BYTCHK(cdb[1]);
+	struct vaai_cdb_lun lun;
+	struct vaai_cdb_args a;
 	sense_reason_t ret;
-	u32 nolb, size = 0;
-	u64 lba;
 
-	switch (cdb[0]) {
-	case VERIFY_16:
-		lba = get_unaligned_be64(&cdb[2]);
-		nolb = get_unaligned_be32(&cdb[10]);
-		break;
-	case VERIFY_12:
-		lba = get_unaligned_be32(&cdb[2]);
-		nolb = get_unaligned_be32(&cdb[6]);
-		break;
-	default:
-		lba = get_unaligned_be32(&cdb[2]);
-		nolb = get_unaligned_be16(&cdb[7]);
-		break;
-	}
-	/* No protection information; BYTCHK 10b is reserved. */
-	if ((cdb[1] & VAAI_VERIFY_VRPROTECT) || bytchk == 0x2)
-		return TCM_INVALID_CDB_FIELD;
-	/* The compared range is bounded like a transfer. */
-	if (bytchk && nolb > da->hw_max_sectors)
-		return TCM_INVALID_CDB_FIELD;
-	ret = vaai_cdb_check_range(cmd, lba, nolb ? nolb : 1);
+	vaai_cdb_lun_get(cmd, &lun);
+	ret = vaai_cdb_reason(vaai_verify_cdb_check(cmd->t_task_cdb, &lun, &a));
 	if (ret)
 		return ret;
-	if (bytchk == VAAI_BYTCHK_ALL)
-		size = nolb * da->block_size;
-	else if (bytchk == VAAI_BYTCHK_ONE_BLOCK && nolb)
-		size = da->block_size;
-	ret = vaai_cdb_size_check(cmd, size, true);
+	ret = vaai_cdb_data_out_check(cmd, a.size, true);
 	if (ret)
 		return ret;
-	cmd->t_task_lba = lba;
-	cmd->t_task_nolb = nolb;
-	cmd->execute_cmd = bytchk ? vaai_verify_execute :
-				    vaai_verify_medium_execute;
+	cmd->t_task_lba = a.lba;
+	cmd->t_task_nolb = a.nolb;
+	cmd->execute_cmd = VAAI_VERIFY_BYTCHK(cmd->t_task_cdb[1]) ?
+			   vaai_verify_execute : vaai_verify_medium_execute;
 	return TCM_NO_SENSE;
 }

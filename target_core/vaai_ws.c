@@ -21,12 +21,7 @@
 
 #include "vaai.h"
 
-/* CDB byte 1 */
-#define VAAI_WS_NDOB		0x01	/* WRITE SAME (16) only */
-#define VAAI_WS_LBDATA		0x02	/* obsolete */
-#define VAAI_WS_PBDATA		0x04	/* obsolete */
-#define VAAI_WS_UNMAP		0x08
-#define VAAI_WS_ANCHOR		0x10
+#define VAAI_WS_UNMAP		0x08	/* CDB byte 1 */
 
 /* One pattern write covers this much of the range. */
 #define VAAI_WS_CHUNK_BYTES	(1U << 20)
@@ -187,45 +182,22 @@ static sense_reason_t vaai_ws_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_ws_parse(struct se_cmd *cmd)
 {
-	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
-	u8 *cdb = cmd->t_task_cdb;
-	u8 flags = cdb[1];
-	bool ndob = false;
+	struct vaai_cdb_lun lun;
+	struct vaai_cdb_args a;
 	sense_reason_t ret;
-	u64 lba;
-	u32 nolb;
 
-	if (cdb[0] == WRITE_SAME_16) {
-		lba = get_unaligned_be64(&cdb[2]);
-		nolb = get_unaligned_be32(&cdb[10]);
-		ndob = flags & VAAI_WS_NDOB;
-	} else {
-		lba = get_unaligned_be32(&cdb[2]);
-		nolb = get_unaligned_be16(&cdb[7]);
-		flags &= ~VAAI_WS_NDOB;
-		if (cdb[1] & VAAI_WS_NDOB)
-			return TCM_INVALID_CDB_FIELD;
-	}
-
-	/* No ANC_SUP in the LBP VPD page; LBDATA/PBDATA are obsolete. */
-	if (flags & (VAAI_WS_ANCHOR | VAAI_WS_PBDATA | VAAI_WS_LBDATA))
-		return TCM_INVALID_CDB_FIELD;
-	if ((flags & VAAI_WS_UNMAP) && !da->emulate_tpws)
-		return TCM_INVALID_CDB_FIELD;
-	/* WSNZ is set in the Block Limits VPD page: 0 is not "to the end". */
-	if (!nolb || nolb > da->max_write_same_len)
-		return TCM_INVALID_CDB_FIELD;
-	ret = vaai_cdb_check_range(cmd, lba, nolb);
+	vaai_cdb_lun_get(cmd, &lun);
+	ret = vaai_cdb_reason(vaai_ws_cdb_check(cmd->t_task_cdb, &lun, &a));
 	if (ret)
 		return ret;
-	ret = vaai_cdb_data_out_check(cmd, ndob ? 0 : da->block_size, true);
+	ret = vaai_cdb_data_out_check(cmd, a.size, true);
 	if (ret)
 		return ret;
 	if (vaai_cmd_write_protected(cmd))
 		return TCM_WRITE_PROTECTED;
 
-	cmd->t_task_lba = lba;
-	cmd->t_task_nolb = nolb;
+	cmd->t_task_lba = a.lba;
+	cmd->t_task_nolb = a.nolb;
 	cmd->execute_cmd = vaai_ws_execute;
 	return TCM_NO_SENSE;
 }

@@ -3,39 +3,21 @@
  * target_core_vaai: EXTENDED COPY (LID1, SPC-4 6.4) and what hangs off it:
  * the copy engine, RECEIVE COPY RESULTS and the Third-party Copy VPD page.
  *
- * vaai_xcopy.c parses and validates a parameter list completely, resolving
- * every CSCD descriptor to a LUN the issuing I_T nexus can see
- * (vaai_cscd.c), before anything is read or written; vaai_copy.c then moves
- * the data off the fabric's thread and completes the command.
+ * vaai_xcopy_list.c parses and validates a parameter list completely,
+ * vaai_xcopy.c resolving every CSCD descriptor to a LUN the issuing I_T
+ * nexus can see (vaai_cscd.c), before anything is read or written;
+ * vaai_copy.c then moves the data off the fabric's thread and completes the
+ * command.
  */
 #ifndef VAAI_XCOPY_H
 #define VAAI_XCOPY_H
 
 #include "vaai.h"
 
-/* What we enforce, and report in OPERATING PARAMETERS and VPD 0x8F. */
-#define VAAI_XCOPY_MAX_CSCDS		32
-#define VAAI_XCOPY_MAX_SEGS		256
-#define VAAI_XCOPY_HDR_LEN		16
-#define VAAI_XCOPY_CSCD_LEN		32
-#define VAAI_XCOPY_SEG_B2B_LEN		28
-#define VAAI_XCOPY_MAX_DESC_LEN		(VAAI_XCOPY_MAX_CSCDS * VAAI_XCOPY_CSCD_LEN + \
-					 VAAI_XCOPY_MAX_SEGS * VAAI_XCOPY_SEG_B2B_LEN)
-/* NUMBER OF BLOCKS is 16 bits: 65535 blocks of 4 KiB fit. */
-#define VAAI_XCOPY_MAX_SEG_BYTES	(256U << 20)
 /* EXTENDED COPY commands one device runs at once (TOTAL CONCURRENT COPIES). */
 #define VAAI_XCOPY_MAX_RUNNING		32
 /* Copies with a list identifier, running or held, per device. */
 #define VAAI_XCOPY_MAX_LISTED		64
-
-/* Descriptor type codes (SPC-4 6.4.5.1, 6.4.6.1). */
-#define VAAI_CSCD_ID			0xe4	/* identification descriptor */
-#define VAAI_SEG_B2B			0x02	/* block device to block device */
-
-/* LIST ID USAGE, parameter list byte 1 bits 4:3 (SPC-4 6.4.3.2). */
-#define VAAI_LID_HOLD			0
-#define VAAI_LID_NO_HOLD		2
-#define VAAI_LID_NONE			3
 
 /* COPY MANAGER STATUS (SPC-4 6.18.3). */
 #define VAAI_COPY_RUNNING		0x00
@@ -46,14 +28,7 @@
 struct vaai_cscd {
 	struct se_lun *lun;		/* lun_ref held until the copy ends */
 	struct vaai_dev *vdev;
-	bool readonly;			/* no writes through this nexus */
-	bool src, dst;			/* some segment reads / writes it */
-};
-
-/* One block-to-block segment, in bytes. */
-struct vaai_xseg {
-	u16 src, dst;			/* CSCD indexes */
-	loff_t src_pos, dst_pos, len;
+	struct vaai_cscd_info info;	/* what the parser checks against */
 };
 
 /*
@@ -85,16 +60,8 @@ struct vaai_xcopy {
 	struct vaai_dev *vdev;		/* the copy manager's device */
 	struct work_struct work;
 	struct vaai_copy_status *status;
-	unsigned int nr_cscds, nr_segs;
+	struct vaai_xcopy_list list;	/* segments, and xc->cscd[i].info */
 	struct vaai_cscd cscd[VAAI_XCOPY_MAX_CSCDS];
-	struct vaai_xseg seg[VAAI_XCOPY_MAX_SEGS];
-};
-
-/* A parameter list error: sense, and the byte it points at (-1: none). */
-struct vaai_xerr {
-	u8 key, asc, ascq;
-	int field;
-	int bit;
 };
 
 /* vaai_cscd.c */

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * target_core_vaai: the pure parsing and validation code.
+ *
+ * Everything declared here takes plain inputs (a buffer and its length, the
+ * LUN's capacity in blocks, its block size and limits) and neither sleeps,
+ * allocates nor looks at a se_cmd: the same files build into the module and
+ * into the host-side tests and fuzzers (tests/parsers, tests/fuzz), which
+ * include tests/fuzz/kcompat/ instead of the kernel's headers.
+ */
+#ifndef VAAI_PARSE_H
+#define VAAI_PARSE_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <asm/unaligned.h>
+#include <scsi/scsi_proto.h>
+#else
+#include "kcompat.h"
+#endif
+
+/* COMPARE AND WRITE: the Block Limits byte allows no more. */
+#define VAAI_CAW_MAX_BLOCKS		255
+
+/* Additional sense codes (SPC-4 annex D) the parsers answer with. */
+#define VAAI_ASC_PARAM_LIST_LENGTH	0x1a	/* PARAMETER LIST LENGTH ERROR */
+#define VAAI_ASC_LBA_OUT_OF_RANGE	0x21
+#define VAAI_ASC_INVALID_CDB_FIELD	0x24
+#define VAAI_ASC_INVALID_PARAM		0x26	/* INVALID FIELD IN PARAMETER LIST */
+
+/*
+ * A refusal: the sense to answer with, and the field at fault for the
+ * sense-key specific field pointer (SPC-4 4.5.2.4.2).  key 0: no refusal.
+ */
+struct vaai_fault {
+	u8 key, asc, ascq;
+	bool in_cdb;		/* C/D: the field is in the CDB */
+	int byte;		/* -1: no field pointer */
+	int bit;		/* -1: the whole byte */
+};
+
+#define VAAI_FAULT_NONE	((struct vaai_fault){ 0 })
+
+/* [lba, lba + nolb) lies inside nr_blocks blocks (nolb 0: lba does). */
+static inline bool vaai_lba_range_ok(u64 nr_blocks, u64 lba, u64 nolb)
+{
+	return lba < nr_blocks && nolb <= nr_blocks - lba;
+}
+
+static inline struct vaai_fault vaai_fault_param(u8 asc, u8 ascq, int byte,
+						 int bit)
+{
+	return (struct vaai_fault){ ILLEGAL_REQUEST, asc, ascq, false, byte, bit };
+}
+
+/* PARAMETER LIST LENGTH ERROR: the list is shorter than it says. */
+static inline struct vaai_fault vaai_fault_length(void)
+{
+	return vaai_fault_param(VAAI_ASC_PARAM_LIST_LENGTH, 0x00, -1, -1);
+}
+
+static inline struct vaai_fault vaai_fault_cdb(int byte, int bit)
+{
+	return (struct vaai_fault){ ILLEGAL_REQUEST, VAAI_ASC_INVALID_CDB_FIELD,
+				    0x00, true, byte, bit };
+}
+
+/* vaai_sense_data.c: sense data, SPC-4 4.5 */
+#define VAAI_SENSE_DESC_LEN		8	/* descriptor format header */
+#define VAAI_SENSE_FIXED_LEN		18
+#define VAAI_SENSE_INFO_DESC_LEN	12	/* information descriptor */
+#define VAAI_SENSE_SKS_DESC_LEN		8	/* sense-key specific descriptor */
+u32 vaai_sense_build(u8 *buf, u32 size, bool desc, u8 key, u8 asc, u8 ascq);
+u32 vaai_sense_build_fault(u8 *buf, u32 size, bool desc,
+			   const struct vaai_fault *f);
+u32 vaai_sense_set_info(u8 *buf, u32 size, u64 info);
+
+/* vaai_unmap_list.c: the UNMAP parameter list, SBC-4 5.32.2 */
+#define VAAI_UNMAP_HDR_LEN		8
+#define VAAI_UNMAP_DESC_LEN		16
+
+struct vaai_unmap_limits {
+	u64 nr_blocks;		/* capacity */
+	u32 max_descs;		/* MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
+	u32 max_lbas;		/* MAXIMUM UNMAP LBA COUNT */
+};
+
+struct vaai_unmap_range {
+	u64 lba;
+	u32 nolb;
+};
+
+/* What an accepted list deallocates. */
+struct vaai_unmap_span {
+	unsigned int nr;	/* ranges, descriptors of 0 blocks left out */
+	u64 blocks;		/* their sum */
+	u64 first, end;		/* span of all ranges, in blocks */
+};
+
+struct vaai_fault vaai_unmap_list_check(const u8 *buf, u32 len,
+					const struct vaai_unmap_limits *lim,
+					unsigned int *nr);
+struct vaai_fault vaai_unmap_list_collect(const u8 *buf, unsigned int nr,
+					  const struct vaai_unmap_limits *lim,
+					  struct vaai_unmap_span *span,
+					  struct vaai_unmap_range *range);
+
+/* vaai_xcopy_list.c: the EXTENDED COPY (LID1) parameter list, SPC-4 6.4 */
+/* What we enforce, and report in OPERATING PARAMETERS and VPD 0x8F. */
+#define VAAI_XCOPY_MAX_CSCDS		32
+#define VAAI_XCOPY_MAX_SEGS		256
+#define VAAI_XCOPY_HDR_LEN		16
+#define VAAI_XCOPY_CSCD_LEN		32
+#define VAAI_XCOPY_SEG_B2B_LEN		28
+#define VAAI_XCOPY_MAX_DESC_LEN		(VAAI_XCOPY_MAX_CSCDS * VAAI_XCOPY_CSCD_LEN + \
+					 VAAI_XCOPY_MAX_SEGS * VAAI_XCOPY_SEG_B2B_LEN)
+/* NUMBER OF BLOCKS is 16 bits: 65535 blocks of 4 KiB fit. */
+#define VAAI_XCOPY_MAX_SEG_BYTES	(256U << 20)
+
+/* Descriptor type codes (SPC-4 6.4.5.1, 6.4.6.1). */
+#define VAAI_CSCD_ID			0xe4	/* identification descriptor */
+#define VAAI_SEG_B2B			0x02	/* block device to block device */
+
+/* LIST ID USAGE, parameter list byte 1 bits 4:3 (SPC-4 6.4.3.2). */
+#define VAAI_LID_HOLD			0
+#define VAAI_LID_NO_HOLD		2
+#define VAAI_LID_NONE			3
+
+/* A CSCD descriptor's LUN, as the segments are checked against it. */
+struct vaai_cscd_info {
+	u64 nr_blocks;
+	u32 block_size;			/* not 0 */
+	bool readonly;			/* no writes through this nexus */
+	bool src, dst;			/* some segment reads / writes it */
+};
+
+/* One block-to-block segment, in bytes. */
+struct vaai_xseg {
+	u16 src, dst;			/* CSCD indexes */
+	loff_t src_pos, dst_pos, len;
+};
+
+/*
+ * The LUN the identification descriptor desc (the list's idx-th CSCD)
+ * names, if the nexus may reach it; NULL if not.  The module resolves it
+ * among the nexus's LUNs (vaai_cscd.c), the host tests among fakes.
+ */
+typedef struct vaai_cscd_info *(*vaai_cscd_resolve_t)(void *ctx,
+						     const u8 *desc,
+						     unsigned int idx);
+
+struct vaai_xcopy_list {
+	u8 list_id;
+	bool listed;			/* has a list identifier */
+	bool hold;			/* ... and is kept once done */
+	unsigned int nr_cscds, nr_segs;
+	struct vaai_cscd_info *cscd[VAAI_XCOPY_MAX_CSCDS];
+	struct vaai_xseg seg[VAAI_XCOPY_MAX_SEGS];
+};
+
+struct vaai_fault vaai_xcopy_list_parse(const u8 *p, u32 len,
+					struct vaai_xcopy_list *xl,
+					vaai_cscd_resolve_t resolve, void *ctx);
+
+/*
+ * vaai_cdb_fields.c: CDB fields of the commands we parse.  LIO core builds
+ * the sense for each outcome (vaai_cdb_reason() in vaai_cdb.c).
+ */
+enum vaai_cdb_err {
+	VAAI_CDB_OK,
+	VAAI_CDB_INVALID_FIELD,		/* INVALID FIELD IN CDB */
+	VAAI_CDB_LBA_OUT_OF_RANGE,	/* LOGICAL BLOCK ADDRESS OUT OF RANGE */
+	VAAI_CDB_LIST_LENGTH,		/* PARAMETER LIST LENGTH ERROR */
+};
+
+/* What the CDB checks know of the LUN. */
+struct vaai_cdb_lun {
+	u64 nr_blocks;
+	u32 block_size;
+	u32 max_write_same_len;		/* blocks */
+	u32 hw_max_sectors;		/* blocks */
+	bool tpws;			/* WRITE SAME with UNMAP enabled */
+};
+
+/* A CDB's fields once they pass. */
+struct vaai_cdb_args {
+	u64 lba;
+	u32 nolb;
+	u32 size;			/* data-out or allocation length it describes */
+};
+
+/* VERIFY's BYTCHK, CDB byte 1 bits 2:1 (SBC-4 5.33) */
+#define VAAI_VERIFY_BYTCHK(b1)		(((b1) >> 1) & 0x3)
+#define VAAI_BYTCHK_ALL			0x1	/* the blocks to compare */
+#define VAAI_BYTCHK_ONE_BLOCK		0x3	/* one block, for all */
+
+enum vaai_cdb_err vaai_caw_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
+				     struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_ws_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
+				    struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_verify_cdb_check(const u8 *cdb,
+					const struct vaai_cdb_lun *lun,
+					struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_lbas_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
+				      struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_unmap_cdb_check(const u8 *cdb, struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_xcopy_cdb_check(const u8 *cdb, struct vaai_cdb_args *a);
+
+/* vaai_diff.c: where data differs, for MISCOMPARE's INFORMATION */
+size_t vaai_diff_bytes(const u8 *a, const u8 *b, size_t n);
+size_t vaai_diff_pattern(const u8 *block, u32 bs, size_t phase,
+			 const u8 *data, size_t n);
+
+/* vaai_lbas_reply.c: GET LBA STATUS parameter data, SBC-4 5.8.2 */
+#define VAAI_LBAS_HDR_LEN		8
+#define VAAI_LBAS_DESC_LEN		16
+/* Bounded work per command, whatever the allocation length says. */
+#define VAAI_LBAS_MAX_DESCS		1024
+
+/*
+ * The store's provisioning state at byte pos: *mapped, and the length in
+ * bytes (at most len) of the extent in that state; or a negative errno.
+ */
+typedef loff_t (*vaai_lbas_map_t)(void *ctx, loff_t pos, loff_t len,
+				  bool *mapped);
+
+struct vaai_lbas_req {
+	u64 lba;			/* STARTING LOGICAL BLOCK ADDRESS */
+	u64 nr_blocks;			/* capacity */
+	u32 block_size;
+	u32 alloc_len;			/* ALLOCATION LENGTH */
+};
+
+int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
+			  vaai_lbas_map_t map, void *ctx, u32 *len);
+
+/* vaai_opcodes_report.c: REPORT SUPPORTED OPERATION CODES, SPC-4 6.35 */
+/* What a command of the table needs enabled on the LUN to be listed. */
+#define VAAI_OPC_CAW			BIT(0)	/* emulate_caw */
+#define VAAI_OPC_TPU			BIT(1)	/* emulate_tpu */
+#define VAAI_OPC_3PC			BIT(2)	/* emulate_3pc */
+#define VAAI_OPC_PR			BIT(3)	/* emulate_pr */
+#define VAAI_OPC_ALUA			BIT(4)	/* explicit ALUA on the port group */
+#define VAAI_OPC_REFERRALS		BIT(5)	/* an LBA map is configured */
+
+/* Where parameter data goes: alloc_len bytes, put at byte offsets. */
+struct vaai_opcodes_out {
+	u32 alloc_len;
+	void (*put)(void *ctx, const void *buf, u32 len, u32 off);
+	void *ctx;
+};
+
+bool vaai_opcodes_sa_listed(u8 op, u32 features);
+struct vaai_fault vaai_opcodes_report(const u8 *cdb, u32 features,
+				      const struct vaai_opcodes_out *out,
+				      u32 *len);
+
+/* vaai_range.c: LBA range locks, the queue without its lock and waits */
+struct vaai_range {
+	struct list_head node;
+	loff_t start, end;		/* bytes, end exclusive */
+	bool excl;
+};
+
+struct vaai_range_queue {
+	struct list_head list;		/* granted and waiting, in arrival order */
+	unsigned int nr_excl;		/* exclusive requests queued */
+};
+
+void vaai_range_queue_init(struct vaai_range_queue *q);
+bool vaai_range_conflicts(const struct vaai_range *a, const struct vaai_range *b);
+bool vaai_range_grantable(const struct vaai_range_queue *q,
+			  const struct vaai_range *r);
+bool vaai_range_queue_add(struct vaai_range_queue *q, struct vaai_range *r,
+			  loff_t start, loff_t end, bool excl);
+bool vaai_range_queue_del(struct vaai_range_queue *q, struct vaai_range *r);
+
+#endif /* VAAI_PARSE_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-ins for the kernel definitions the pure parsers use
+ * (target_core/vaai_parse.h includes this when __KERNEL__ is not defined).
+ * SCSI constants come from the kernel's own scsi/scsi_proto.h, which needs
+ * nothing but linux/types.h; the Makefile names it in VAAI_SCSI_PROTO_H.
+ */
+#ifndef VAAI_KCOMPAT_H
+#define VAAI_KCOMPAT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include VAAI_SCSI_PROTO_H
+
+#include "types.h"
+#include "unaligned.h"
+#include "list.h"
+
+#endif /* VAAI_KCOMPAT_H */
