@@ -66,6 +66,7 @@ static void vaai_bdev_submit_rw(struct vaai_io *io)
 {
 	blk_opf_t opf = io->write ? REQ_OP_WRITE : REQ_OP_READ;
 	sector_t sector = io->pos >> SECTOR_SHIFT;
+	size_t left = io->len;
 	struct scatterlist *sg;
 	struct bio *bio = NULL;
 	struct blk_plug plug;
@@ -78,22 +79,29 @@ static void vaai_bdev_submit_rw(struct vaai_io *io)
 	/* One reference for the submitter, dropped after the last submit. */
 	atomic_set(&io->pending, 1);
 	blk_start_plug(&plug);
+	/*
+	 * The initiator's buffer may be larger than the transfer (an
+	 * underflow LIO core accepted): move io->len bytes, no more.
+	 */
 	for_each_sg(io->sgl, sg, io->sgl_nents, i) {
-		if (bio && bio_add_page(bio, sg_page(sg), sg->length,
-					sg->offset) == sg->length)
+		unsigned int len = min_t(size_t, sg->length, left);
+
+		if (!len)
+			break;
+		if (bio && bio_add_page(bio, sg_page(sg), len, sg->offset) == len)
 			goto next;
 		if (bio)
 			submit_bio(bio);
 		bio = vaai_bdev_bio_alloc(io, opf, sector, io->sgl_nents - i);
-		if (bio_add_page(bio, sg_page(sg), sg->length,
-				 sg->offset) != sg->length) {
+		if (bio_add_page(bio, sg_page(sg), len, sg->offset) != len) {
 			io->error = -EIO;
 			bio_io_error(bio);
 			bio = NULL;
 			break;
 		}
 next:
-		sector += sg->length >> SECTOR_SHIFT;
+		sector += len >> SECTOR_SHIFT;
+		left -= len;
 	}
 	if (bio)
 		submit_bio(bio);

@@ -69,3 +69,18 @@ DATA_IN = {
 def test_data_in_without_a_buffer_is_good(lun, name):
     expect_good(sg_io(lun.sg, DATA_IN[name]))
     expect_good(sg_io(lun.sg, bytes(6)))
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_read_into_a_larger_buffer_moves_only_the_transfer(lun, where):
+    """The initiator's buffer is a block and a half larger than READ asks
+    for: the blocks asked for come back, nothing past them is read (at the
+    last LBA that would run off the LUN), and the residual says so."""
+    bs = lun.block_size
+    lba = 0 if where == "first" else lun.last_lba - 1
+    data = os.urandom(4 * bs)
+    expect_good(write_blocks(lun.sg, max(0, lba - 2), data, bs))
+    want = data[:2 * bs] if where == "first" else data[2 * bs:]
+    res = expect_good(sg_io(lun.sg, struct.pack(">BBQIBB", 0x88, 0, lba, 2, 0, 0),
+                            data_in_len=2 * bs + bs + bs // 2))
+    assert res.data == want
