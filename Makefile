@@ -60,7 +60,8 @@ test-host:
 	$(MAKE) test-parsers
 
 test-guest: module
-	tests/vm/run.py --kver $(KERNELRELEASE) --log build/vm/test-console.log \
+	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 2400 \
+		--log build/vm/test-console.log \
 		-- tests/vm/guest-test.sh $(TESTS)
 
 demo: deps
