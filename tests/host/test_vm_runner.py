@@ -118,3 +118,8 @@ def test_an_unbuilt_tree_is_refused(tmp_path):
     args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--", "true"])
     with pytest.raises(SystemExit, match="no arch/x86/boot/bzImage"):
         run.guest_kernel(args)
+
+
+def test_vng_finds_virtme_run_beside_it():
+    path = run.vng_env()["PATH"].split(os.pathsep)
+    assert path[0] == os.path.dirname(run.VNG)

@@ -180,6 +180,14 @@ def vng_argv(args, rc_file):
     return argv + ["--", guest]
 
 
+def vng_env():
+    """vng starts virtme-run (and its helpers) through the shell: they are
+    beside it in its venv, which need not be on the caller's PATH."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([os.path.dirname(VNG), env.get("PATH", "")])
+    return env
+
+
 def run(args):
     os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)
     rc_file = os.path.join(REPO, "build", "vm", "guest-rc")
@@ -200,7 +208,8 @@ def run(args):
         log.write("# %s\n" % " ".join(argv))
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, text=True, errors="replace")
+                                start_new_session=True, text=True, errors="replace",
+                                env=vng_env())
 
         def on_alarm(signum, frame):
             os.killpg(proc.pid, signal.SIGKILL)
