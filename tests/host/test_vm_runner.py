@@ -1,6 +1,7 @@
 """Host-side tests of the VM runner's console handling."""
 import importlib.util
 import os
+import shlex
 
 import pytest
 
@@ -103,6 +104,7 @@ def test_a_kernel_tree_with_kmemleak_asks_the_guest_for_a_scan(tmp_path):
     assert run.guest_kernel(args) == (str(tmp_path), {"VAAI_KMEMLEAK": "1"})
     argv = run.vng_argv(args, "rc")
     assert argv[argv.index("--run") + 1] == str(tmp_path)
+    assert argv[argv.index("--rodir") + 1] == str(tmp_path)
     assert "VAAI_KMEMLEAK=1" in argv[-1].split()
 
 
@@ -123,3 +125,21 @@ def test_an_unbuilt_tree_is_refused(tmp_path):
 def test_vng_finds_virtme_run_beside_it():
     path = run.vng_env()["PATH"].split(os.pathsep)
     assert path[0] == os.path.dirname(run.VNG)
+
+
+def test_the_guest_command_reaches_the_guest_shell_word_for_word(tmp_path):
+    make_tree(tmp_path, "")
+    cmd = ["sh", "-c", "uname -r; echo 'a b'", "-k", "x and y"]
+    args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--"] + cmd)
+    guest = run.vng_argv(args, "/r/rc")[-1]
+    words = shlex.split(guest)
+    assert words[words.index("tests/vm/guest-init.sh"):] == \
+        ["tests/vm/guest-init.sh", run.REPO, "/r/rc"] + cmd
+
+
+def test_the_stock_kernel_boots_as_before(monkeypatch):
+    monkeypatch.setattr(run.os.path, "exists", lambda path: True)
+    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
+    argv = run.vng_argv(args, "rc")
+    assert argv[argv.index("--run") + 1] == "/boot/vmlinuz-6.1.0-9-amd64"
+    assert "--rodir" not in argv and "VAAI_KMEMLEAK=1" not in argv[-1].split()

@@ -165,8 +165,11 @@ def vng_argv(args, rc_file):
                if k.startswith("VAAI_") and k != "VAAI_VNG")
     env.update(kernel_env)
     env = ["%s=%s" % (k, shlex.quote(v)) for k, v in sorted(env.items())]
+    # The guest runs this through its shell: each word quoted, so an
+    # argument like `sh -c 'a; b'` or `-k 'x and y'` arrives whole.
     guest = " ".join((["env"] + env if env else []) +
-                     ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd)
+                     [shlex.quote(w) for w in
+                      ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd])
     argv = [VNG, "--run", kernel, "--disable-kvm", "--verbose",
             "-m", args.mem, "--cpus", args.cpus,
             "--rwdir", REPO,
@@ -174,6 +177,10 @@ def vng_argv(args, rc_file):
             "--cwd", REPO]
     for opt in GUEST_CMDLINE:
         argv += ["--append", opt]
+    if args.kernel_dir:
+        # The guest mounts a tmpfs on /var/cache, hiding the cached tree
+        # that /lib/modules/<release> links to; mount the tree over it.
+        argv += ["--rodir", kernel]
     if args.serve:
         argv += ["--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
                  "-device virtio-net-pci,netdev=n9"]
