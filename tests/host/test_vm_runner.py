@@ -1,6 +1,7 @@
 """Host-side tests of the VM runner's console handling."""
 import importlib.util
 import os
+import shlex
 
 import pytest
 
@@ -17,6 +18,16 @@ _spec.loader.exec_module(run)
     "[  130.0] INFO: task python3:272 blocked for more than 120 seconds.\n",
     "[   99.0] ==================================================================\n"
     "BUG: KASAN: slab-out-of-bounds in vaai_x+0x1\n",
+    "[    7.2] UBSAN: shift-out-of-bounds in target_core/vaai_cdb.c:120:9\n",
+    "[   40.0] WARNING: possible circular locking dependency detected\n",
+    "[   40.0] WARNING: possible recursive locking detected\n",
+    "[   40.0] WARNING: inconsistent lock state\n",
+    "[   40.0] WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected\n",
+    "[   40.0] WARNING: kworker/0:1/55 still has locks held!\n",
+    "[   40.0] WARNING: suspicious RCU usage\n",
+    "[   40.0] BUG: sleeping function called from invalid context at mm/slab.h:1\n",
+    "[  300.0] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)\n",
+    "unreferenced object 0xffff888101c8e000 (size 64):\n",
 ])
 def test_kernel_trouble_is_recognised(line):
     assert run.KERNEL_TROUBLE.search(line)
@@ -26,6 +37,10 @@ def test_kernel_trouble_is_recognised(line):
     "[   20.4] target_core_vaai: control: unknown key 'foo'\n",
     "tests/guest/test_x.py ....\n",
     "[    1.0] loop0: detected capacity change from 0 to 16384\n",
+    "[    0.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar\n",
+    "[    0.3] kmemleak: Kernel memory leak detector initialized (mem pool available: 14000)\n",
+    "[    0.0] KernelAddressSanitizer initialized (generic)\n",
+    "guest-init: kmemleak: 0 suspected leaks\n",
 ])
 def test_ordinary_lines_are_not_trouble(line):
     assert not run.KERNEL_TROUBLE.search(line)
@@ -65,3 +80,66 @@ def test_a_clean_console_has_nothing_to_report():
     for line in ("[ 1.0] vaai-test: t\n", "ok\n"):
         watch.feed(line)
     assert watch.trouble == [] and watch.context is None
+
+
+def test_one_kernel_is_named():
+    assert run.parse_args(["--kver", "6.1.0-1-amd64", "--log", "l", "--", "true"]).kver
+    with pytest.raises(SystemExit):
+        run.parse_args(["--log", "l", "--", "true"])
+    with pytest.raises(SystemExit):
+        run.parse_args(["--kver", "v", "--kernel-dir", "d", "--log", "l", "--", "true"])
+
+
+def make_tree(root, config):
+    os.makedirs(os.path.join(root, "arch/x86/boot"))
+    for name in ("arch/x86/boot/bzImage", "modules.order"):
+        open(os.path.join(root, name), "w").close()
+    with open(os.path.join(root, ".config"), "w") as f:
+        f.write(config)
+
+
+def test_a_kernel_tree_with_kmemleak_asks_the_guest_for_a_scan(tmp_path):
+    make_tree(tmp_path, "CONFIG_KASAN=y\nCONFIG_DEBUG_KMEMLEAK=y\n")
+    args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--", "true"])
+    assert run.guest_kernel(args) == (str(tmp_path), {"VAAI_KMEMLEAK": "1"})
+    argv = run.vng_argv(args, "rc")
+    assert argv[argv.index("--run") + 1] == str(tmp_path)
+    assert argv[argv.index("--rodir") + 1] == str(tmp_path)
+    assert "VAAI_KMEMLEAK=1" in argv[-1].split()
+
+
+def test_a_kernel_tree_without_kmemleak_asks_for_nothing(tmp_path):
+    make_tree(tmp_path, "# CONFIG_DEBUG_KMEMLEAK is not set\n")
+    args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--", "true"])
+    assert run.guest_kernel(args) == (str(tmp_path), {})
+
+
+def test_an_unbuilt_tree_is_refused(tmp_path):
+    make_tree(tmp_path, "CONFIG_DEBUG_KMEMLEAK=y\n")
+    os.unlink(os.path.join(tmp_path, "arch/x86/boot/bzImage"))
+    args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--", "true"])
+    with pytest.raises(SystemExit, match="no arch/x86/boot/bzImage"):
+        run.guest_kernel(args)
+
+
+def test_vng_finds_virtme_run_beside_it():
+    path = run.vng_env()["PATH"].split(os.pathsep)
+    assert path[0] == os.path.dirname(run.VNG)
+
+
+def test_the_guest_command_reaches_the_guest_shell_word_for_word(tmp_path):
+    make_tree(tmp_path, "")
+    cmd = ["sh", "-c", "uname -r; echo 'a b'", "-k", "x and y"]
+    args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--"] + cmd)
+    guest = run.vng_argv(args, "/r/rc")[-1]
+    words = shlex.split(guest)
+    assert words[words.index("tests/vm/guest-init.sh"):] == \
+        ["tests/vm/guest-init.sh", run.REPO, "/r/rc"] + cmd
+
+
+def test_the_stock_kernel_boots_as_before(monkeypatch):
+    monkeypatch.setattr(run.os.path, "exists", lambda path: True)
+    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
+    argv = run.vng_argv(args, "rc")
+    assert argv[argv.index("--run") + 1] == "/boot/vmlinuz-6.1.0-9-amd64"
+    assert "--rodir" not in argv and "VAAI_KMEMLEAK=1" not in argv[-1].split()

@@ -12,18 +12,9 @@ PKGS="build-essential linux-image-amd64 linux-headers-amd64 qemu-system-x86
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42
 
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	echo "deps: installing$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $missing
-fi
+. "$(dirname "$0")/debian-pkgs.sh"
+# shellcheck disable=SC2086
+install_missing $PKGS
 
 # virtme-ng boots the stock Debian kernel with the host's root filesystem.
 # It lives in a venv on Debian's own python3, which also sees rtslib-fb.

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Boot Debian's stock kernel in QEMU (virtme-ng, host root filesystem) and
-run one command inside it, with the repository mounted read-write.
+"""Boot Debian's stock kernel, or a kernel build tree (the sanitizer kernel of
+`make test-debug`), in QEMU (virtme-ng, host root filesystem) and run one
+command inside it, with the repository mounted read-write.
 
 The run fails if the guest command fails, if the guest never reports back
 (panic, oops: the guest boots with oops=panic and panic=-1), if it outlives
@@ -25,11 +26,22 @@ VNG = os.environ.get("VAAI_VNG", "/var/cache/vaai/venv/bin/vng")
 # timeouts).
 VM_LOCK = os.environ.get("VAAI_VM_LOCK", "/tmp/vaai-vm.lock")
 
+# The headers of lockdep's reports (kernel/locking/lockdep.c).  Sleeping in
+# atomic context (DEBUG_ATOMIC_SLEEP) is a "BUG: sleeping function called".
+LOCKDEP_REPORT = (
+    r"WARNING: (possible circular locking|possible recursive locking|"
+    r"possible irq lock inversion|inconsistent lock state|"
+    r"suspicious RCU usage|bad unlock balance|bad contention|"
+    r"held lock freed|lock held when returning|Nested lock was not taken|"
+    r"chain_key collision|\S+-safe -> \S+-unsafe lock order|"
+    r"\S+ still has locks held)")
 # Kernel trouble that fails a run even when the guest command passed.
+# kmemleak's scan logs the count; guest-init.sh prints the report, one
+# "unreferenced object" per leak.
 KERNEL_TROUBLE = re.compile(
     r"BUG:|Oops|Kernel panic|WARNING: CPU:|general protection fault|"
-    r"UBSAN:|KASAN:|possible circular locking|INFO: task .* blocked|"
-    r"kmemleak: .* new suspected memory leaks")
+    r"UBSAN:|KASAN:|INFO: task .* blocked|" + LOCKDEP_REPORT + "|"
+    r"kmemleak: .* new suspected memory leaks|unreferenced object 0x")
 # How much of the console to show around the first trouble: the lines
 # before it (the warning's message, the test that was running) and the
 # stack trace after it.
@@ -94,7 +106,11 @@ class ConsoleWatch:
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--kver", required=True, help="guest kernel release")
+    kernel = p.add_mutually_exclusive_group(required=True)
+    kernel.add_argument("--kver", help="guest kernel release (/boot/vmlinuz-KVER)")
+    kernel.add_argument("--kernel-dir",
+                        help="a built kernel tree: its bzImage, and its modules "
+                        "for modprobe in the guest")
     p.add_argument("--mem", default="2G")
     p.add_argument("--cpus", default="2")
     p.add_argument("--timeout", type=int, default=1500,
@@ -112,16 +128,48 @@ def parse_args(argv):
     return args
 
 
+def tree_config(kdir, option):
+    """OPTION's value in the kernel tree's .config, or None."""
+    with open(os.path.join(kdir, ".config")) as f:
+        for line in f:
+            if line.startswith(option + "="):
+                return line.rstrip("\n").split("=", 1)[1]
+    return None
+
+
+def guest_kernel(args):
+    """What vng --run boots, and what the guest job is told about it."""
+    if args.kver:
+        kernel = "/boot/vmlinuz-%s" % args.kver
+        if not os.path.exists(kernel):
+            sys.exit("run.py: %s not found; install linux-image-%s "
+                     "(tests/vm/deps.sh does)" % (kernel, args.kver))
+        return kernel, {}
+    # vng boots a tree's bzImage and links the tree's modules (through its
+    # .virtme_mods) under /lib/modules in the guest.
+    kernel = os.path.abspath(args.kernel_dir)
+    for need in ("arch/x86/boot/bzImage", "modules.order", ".config"):
+        if not os.path.exists(os.path.join(kernel, need)):
+            sys.exit("run.py: %s has no %s; not a built kernel tree "
+                     "(tests/vm/debug-kernel.sh builds one)" % (kernel, need))
+    # Tell guest-init.sh a kmemleak scan is due, so a missing one fails.
+    if tree_config(kernel, "CONFIG_DEBUG_KMEMLEAK") == "y":
+        return kernel, {"VAAI_KMEMLEAK": "1"}
+    return kernel, {}
+
+
 def vng_argv(args, rc_file):
-    kernel = "/boot/vmlinuz-%s" % args.kver
-    if not os.path.exists(kernel):
-        sys.exit("run.py: %s not found; install linux-image-%s "
-                 "(tests/vm/deps.sh does)" % (kernel, args.kver))
+    kernel, kernel_env = guest_kernel(args)
     # VAAI_* settings reach the guest job; nothing else of the host's env.
-    env = ["%s=%s" % (k, shlex.quote(v)) for k, v in sorted(os.environ.items())
-           if k.startswith("VAAI_") and k != "VAAI_VNG"]
+    env = dict((k, v) for k, v in os.environ.items()
+               if k.startswith("VAAI_") and k != "VAAI_VNG")
+    env.update(kernel_env)
+    env = ["%s=%s" % (k, shlex.quote(v)) for k, v in sorted(env.items())]
+    # The guest runs this through its shell: each word quoted, so an
+    # argument like `sh -c 'a; b'` or `-k 'x and y'` arrives whole.
     guest = " ".join((["env"] + env if env else []) +
-                     ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd)
+                     [shlex.quote(w) for w in
+                      ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd])
     argv = [VNG, "--run", kernel, "--disable-kvm", "--verbose",
             "-m", args.mem, "--cpus", args.cpus,
             "--rwdir", REPO,
@@ -129,10 +177,22 @@ def vng_argv(args, rc_file):
             "--cwd", REPO]
     for opt in GUEST_CMDLINE:
         argv += ["--append", opt]
+    if args.kernel_dir:
+        # The guest mounts a tmpfs on /var/cache, hiding the cached tree
+        # that /lib/modules/<release> links to; mount the tree over it.
+        argv += ["--rodir", kernel]
     if args.serve:
         argv += ["--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
                  "-device virtio-net-pci,netdev=n9"]
     return argv + ["--", guest]
+
+
+def vng_env():
+    """vng starts virtme-run (and its helpers) through the shell: they are
+    beside it in its venv, which need not be on the caller's PATH."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([os.path.dirname(VNG), env.get("PATH", "")])
+    return env
 
 
 def run(args):
@@ -153,12 +213,10 @@ def run(args):
     deadline = time.monotonic() + args.timeout if args.timeout else None
     with open(args.log, "w") as log:
         log.write("# %s\n" % " ".join(argv))
-        # vng starts virtme-run by name: its venv's bin must be on PATH.
-        env = dict(os.environ, PATH=os.path.dirname(VNG) + os.pathsep +
-                   os.environ.get("PATH", ""))
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, text=True, errors="replace")
+                                start_new_session=True, text=True, errors="replace",
+                                env=vng_env())
 
         def on_alarm(signum, frame):
             os.killpg(proc.pid, signal.SIGKILL)
