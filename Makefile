@@ -42,6 +42,8 @@ help:
 	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
+	@echo "make test-debug guest suites on a KASAN/lockdep/kmemleak/UBSAN kernel,"
+	@echo "                built once and cached (TESTS=... as for test-guest)"
 	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
 	@echo "make bench      benchmarks against upstream LIO, writes docs/benchmarks.md"
 	@echo "make serve      keep a VM serving a vaai LUN on the host's 127.0.0.1:3260"
@@ -64,6 +66,19 @@ test-guest: module
 		--log build/vm/test-console.log \
 		-- tests/vm/guest-test.sh $(TESTS)
 
+# The sanitizer kernel: built once into /var/cache/vaai/debug-kernel by
+# tests/vm/debug-kernel.sh, which prints the tree (and installs only the
+# packages the build needs; `make deps` the rest, as for test-guest).
+# Software-emulated and instrumented, the guest runs six to seven times
+# slower: more time, and memory for KASAN's shadow.
+DEBUG_TIMEOUT ?= 21600
+
+test-debug:
+	kdir=$$(tests/vm/debug-kernel.sh) && \
+	$(MAKE) module KDIR=$$kdir && \
+	tests/vm/run.py --kernel-dir $$kdir --mem 4G --timeout $(DEBUG_TIMEOUT) \
+		--log build/vm/debug-console.log -- tests/vm/guest-test.sh $(TESTS)
+
 demo: deps
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --log build/vm/demo-console.log \
@@ -83,4 +98,4 @@ serve: deps
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
 .PHONY: all module install clean help deps test test-host test-parsers test-guest \
-	demo bench serve
+	test-debug demo bench serve
