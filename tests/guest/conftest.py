@@ -38,6 +38,20 @@ def sh(*argv, check=True):
     return p.stdout
 
 
+MODULE = os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko")
+
+
+def module_loaded():
+    return os.path.isdir("/sys/module/target_core_vaai")
+
+
+def unload_and_reload():
+    """rmmod must succeed (nothing left holding the module), then insmod."""
+    sh("rmmod", "target_core_vaai")
+    assert not module_loaded()
+    sh("insmod", MODULE)
+
+
 class Lun:
     """A vaai storage object, exported over a fabric, seen as /dev/sdX."""
 

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import MiB, sh
+from conftest import MiB, sh, unload_and_reload
 from faultdev import FaultDev
 from scsi import (COPY_ABORTED, MEDIUM_ERROR, cdb_sync_cache10, cdb_write_same16,
                   compare_and_write, cscd_e4, expect_good, expect_sense, naa_of,
@@ -132,6 +132,4 @@ def test_device_that_disappears_fails_commands_and_lets_the_lun_go(fault_dev, ex
 
 
 def test_module_unloads_after_device_faults():
-    sh("rmmod", "target_core_vaai")
-    assert not os.path.isdir("/sys/module/target_core_vaai")
-    sh("insmod", os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko"))
+    unload_and_reload()

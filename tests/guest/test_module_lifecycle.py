@@ -2,13 +2,9 @@
 import os
 import subprocess
 
-from conftest import sh
+from conftest import MODULE, sh
+from conftest import module_loaded as loaded
 
-MODULE = os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko")
-
-
-def loaded():
-    return os.path.isdir("/sys/module/target_core_vaai")
 
 
 def test_rmmod_is_refused_while_a_device_exists(make_lun):

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import sh
+from conftest import sh, unload_and_reload
 from scsi import cdb_write_same16, sg_io
 from slowdev import BS, ended_soon_after, in_background, iscsi_session, usable, zero_luns
 from thin import stat
@@ -88,6 +88,4 @@ def test_session_drop_mid_write_same_stops_it(slow):
 
 def test_module_unloads_after_stopped_write_sames():
     """Nothing a stopped WRITE SAME held is left behind."""
-    sh("rmmod", "target_core_vaai")
-    assert not os.path.isdir("/sys/module/target_core_vaai")
-    sh("insmod", os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko"))
+    unload_and_reload()

@@ -4,13 +4,12 @@ shows in COPY STATUS while it runs, and the LUNs are usable afterwards.
 
 The LUNs are device-mapper zero targets behind delay targets: 64 GiB that
 cost no memory, and a copy between them that runs for minutes."""
-import os
 import struct
 import time
 
 import pytest
 
-from conftest import sh
+from conftest import sh, unload_and_reload
 from scsi import (ILLEGAL_REQUEST, RESERVATION_CONFLICT, clear_unit_attention, cscd_e4,
                   expect_good, expect_sense, naa_of, receive_copy_results, seg_b2b,
                   sg_io, xcopy, xcopy_list)
@@ -155,6 +154,4 @@ def stat_failed(z):
 
 def test_module_unloads_after_aborted_copies():
     """Nothing an aborted, reset or dropped copy held is left behind."""
-    sh("rmmod", "target_core_vaai")
-    assert not os.path.isdir("/sys/module/target_core_vaai")
-    sh("insmod", os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko"))
+    unload_and_reload()
