@@ -101,6 +101,19 @@ struct vaai_store_ops {
 extern const struct vaai_store_ops vaai_file_ops;
 extern const struct vaai_store_ops vaai_bdev_ops;
 
+/* vaai_file.c, vaai_file_rw.c */
+int vaai_file_xfer(struct file *file, bool write, struct bio_vec *bv,
+		   unsigned int nr, size_t len, loff_t pos, rwf_t flags);
+void vaai_file_submit_rw(struct vaai_io *io);
+extern struct configfs_attribute vaai_attr_io_mode;
+
+/* How the file store reaches the file (attrib/io_mode). */
+enum vaai_io_mode {
+	VAAI_IO_AUTO,		/* direct while the write cache is off */
+	VAAI_IO_DIRECT,
+	VAAI_IO_BUFFERED,
+};
+
 /* What the operator wrote to `control`, before the device is enabled. */
 struct vaai_params {
 	char *path;
@@ -150,6 +163,7 @@ struct vaai_dev {
 	u32 unmap_unit;			/* store's deallocation unit, bytes; 0: none */
 	bool lbprz;			/* deallocated blocks read back as zeros */
 	bool created;			/* we created the backing file */
+	int io_mode;			/* enum vaai_io_mode */
 	u32 limits_bs;			/* block size the limits were set for */
 	struct vaai_stats stats;
 	struct vaai_tp tp;
@@ -167,6 +181,9 @@ static inline struct vaai_dev *to_vaai_dev(struct se_device *dev)
 {
 	return container_of(dev, struct vaai_dev, dev);
 }
+
+/* Pages a file READ/WRITE describes without an allocation (64 KiB). */
+#define VAAI_INLINE_BVECS	16
 
 /* One backend request: a READ/WRITE, or a cache flush. */
 struct vaai_io {
@@ -186,6 +203,10 @@ struct vaai_io {
 	bool unmap;			/* WRITE SAME: UNMAP bit */
 	bool locked;			/* range holds a lock */
 	struct vaai_range range;
+	/* file store READ/WRITE (vaai_file_rw.c) */
+	struct kiocb iocb;		/* the direct request */
+	struct bio_vec *bvec;		/* the command's pages */
+	struct bio_vec inline_bvec[VAAI_INLINE_BVECS];
 };
 
 /* vaai_main.c */

@@ -2,9 +2,10 @@
 /*
  * target_core_vaai: the regular-file store.
  *
- * Reads and writes go through the page cache from the module's workqueue;
- * a write that must be durable is issued with RWF_DSYNC, so it is on stable
- * storage (data and the metadata needed to find it) when it completes.
+ * READ and WRITE are vaai_file_rw.c; here are the rest of the store's
+ * operations.  A write that must be durable is issued with RWF_DSYNC, so it
+ * is on stable storage (data and the metadata needed to find it) when it
+ * completes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,13 +41,15 @@ static int vaai_file_open(struct vaai_dev *vdev)
  * retried for the rest, so that a write which filled the file system reports
  * -ENOSPC rather than a short count.
  */
-static int vaai_file_xfer(struct file *file, bool write, struct bio_vec *bv,
-			  unsigned int nr, size_t len, loff_t pos, rwf_t flags)
+int vaai_file_xfer(struct file *file, bool write, struct bio_vec *bv,
+		   unsigned int nr, size_t len, loff_t pos, rwf_t flags)
 {
 	struct iov_iter iter;
 	ssize_t ret;
 
 	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bv, nr, len);
+	if (write)
+		file_start_write(file);
 	do {
 		if (write)
 			ret = vfs_iter_write(file, &iter, &pos, flags);
@@ -56,76 +59,9 @@ static int vaai_file_xfer(struct file *file, bool write, struct bio_vec *bv,
 		if (ret == 0)
 			ret = -EIO;
 	} while (ret > 0 && iov_iter_count(&iter));
+	if (write)
+		file_end_write(file);
 	return ret < 0 ? ret : 0;
-}
-
-static struct bio_vec *vaai_file_bvecs(struct vaai_io *io)
-{
-	struct scatterlist *sg;
-	struct bio_vec *bv;
-	int i;
-
-	bv = kmalloc_array(io->sgl_nents, sizeof(*bv), GFP_NOIO);
-	if (!bv)
-		return NULL;
-	for_each_sg(io->sgl, sg, io->sgl_nents, i) {
-		bv[i].bv_page = sg_page(sg);
-		bv[i].bv_len = sg->length;
-		bv[i].bv_offset = sg->offset;
-	}
-	return bv;
-}
-
-static void vaai_file_rw_work(struct vaai_io *io)
-{
-	struct bio_vec *bv = vaai_file_bvecs(io);
-	int ret;
-
-	vaai_io_lock(io, io->pos, io->len, false);
-	if (!bv) {
-		vaai_io_done(io, -ENOMEM);
-		return;
-	}
-	ret = vaai_file_xfer(io->vdev->file, io->write, bv, io->sgl_nents,
-			     io->len, io->pos, io->fua ? RWF_DSYNC : 0);
-	kfree(bv);
-	vaai_io_done(io, ret);
-}
-
-/*
- * A read the page cache can serve whole completes here, without a trip
- * through the workqueue; anything else (a miss, a file system without
- * RWF_NOWAIT) is done again, blocking, from the workqueue.
- */
-static bool vaai_file_read_cached(struct vaai_io *io)
-{
-	struct bio_vec *bv;
-	struct iov_iter iter;
-	loff_t pos = io->pos;
-	ssize_t ret;
-
-	if (!(io->vdev->file->f_mode & FMODE_NOWAIT))
-		return false;
-	bv = vaai_file_bvecs(io);
-	if (!bv)
-		return false;
-	vaai_io_lock(io, io->pos, io->len, false);
-	iov_iter_bvec(&iter, ITER_DEST, bv, io->sgl_nents, io->len);
-	ret = vfs_iter_read(io->vdev->file, &iter, &pos, RWF_NOWAIT);
-	kfree(bv);
-	if (ret != io->len) {
-		vaai_io_unlock(io);
-		return false;
-	}
-	vaai_io_done(io, 0);
-	return true;
-}
-
-static void vaai_file_submit_rw(struct vaai_io *io)
-{
-	if (!io->write && vaai_file_read_cached(io))
-		return;
-	vaai_io_queue(io, vaai_file_rw_work);
 }
 
 static int vaai_file_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)

@@ -48,6 +48,7 @@ VAAI_STAT(clone_write_bytes);
 
 static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_tp_attr_soft_threshold,
+	&vaai_attr_io_mode,
 	&vaai_stat_attr_ats,
 	&vaai_stat_attr_ats_miscompare,
 	&vaai_stat_attr_ats_failed,

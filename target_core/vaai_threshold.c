@@ -26,9 +26,13 @@ static bool vaai_tp_over(struct vaai_dev *vdev)
 	return used * 100 >= (u64)vdev->tp.threshold * vdev->nr_bytes;
 }
 
-/* After a write or deallocation: has the allocation crossed the threshold? */
+/*
+ * After a write or deallocation: has the allocation crossed the threshold?
+ * Any context: a direct write completes in interrupt context.
+ */
 void vaai_tp_check(struct vaai_dev *vdev)
 {
+	unsigned long flags;
 	bool over;
 
 	if (!READ_ONCE(vdev->tp.threshold) || vdev->store != &vaai_file_ops)
@@ -37,7 +41,7 @@ void vaai_tp_check(struct vaai_dev *vdev)
 	if (over == READ_ONCE(vdev->tp.crossed))
 		return;
 
-	spin_lock(&vdev->tp.lock);
+	spin_lock_irqsave(&vdev->tp.lock, flags);
 	if (over && !vdev->tp.crossed) {
 		vdev->tp.nr_told = 0;
 		WRITE_ONCE(vdev->tp.pending, true);
@@ -45,7 +49,7 @@ void vaai_tp_check(struct vaai_dev *vdev)
 			vdev->dev.dev_group.cg_item.ci_name, vdev->tp.threshold);
 	}
 	vdev->tp.crossed = over;
-	spin_unlock(&vdev->tp.lock);
+	spin_unlock_irqrestore(&vdev->tp.lock, flags);
 }
 
 /*
@@ -54,6 +58,7 @@ void vaai_tp_check(struct vaai_dev *vdev)
  */
 static bool vaai_tp_tell(struct vaai_dev *vdev, struct se_cmd *cmd)
 {
+	unsigned long flags;
 	unsigned int i;
 	bool tell = true;
 
@@ -64,7 +69,7 @@ static bool vaai_tp_tell(struct vaai_dev *vdev, struct se_cmd *cmd)
 		return false;
 	}
 
-	spin_lock(&vdev->tp.lock);
+	spin_lock_irqsave(&vdev->tp.lock, flags);
 	for (i = 0; i < vdev->tp.nr_told; i++)
 		if (vdev->tp.told[i] == cmd->se_sess)
 			tell = false;
@@ -74,7 +79,7 @@ static bool vaai_tp_tell(struct vaai_dev *vdev, struct se_cmd *cmd)
 		if (vdev->tp.nr_told == ARRAY_SIZE(vdev->tp.told))
 			WRITE_ONCE(vdev->tp.pending, false);
 	}
-	spin_unlock(&vdev->tp.lock);
+	spin_unlock_irqrestore(&vdev->tp.lock, flags);
 	return tell;
 }
 
@@ -112,6 +117,7 @@ static ssize_t vaai_tp_soft_threshold_store(struct config_item *item,
 					    const char *page, size_t count)
 {
 	struct vaai_dev *vdev = vaai_tp_dev(item);
+	unsigned long flags;
 	u8 val;
 	int ret;
 
@@ -127,11 +133,11 @@ static ssize_t vaai_tp_soft_threshold_store(struct config_item *item,
 		       vdev->dev.dev_group.cg_item.ci_name);
 		return -EOPNOTSUPP;
 	}
-	spin_lock(&vdev->tp.lock);
+	spin_lock_irqsave(&vdev->tp.lock, flags);
 	vdev->tp.threshold = val;
 	vdev->tp.crossed = val && vaai_tp_over(vdev);
 	WRITE_ONCE(vdev->tp.pending, false);
-	spin_unlock(&vdev->tp.lock);
+	spin_unlock_irqrestore(&vdev->tp.lock, flags);
 	return count;
 }
 

@@ -55,7 +55,7 @@ def _check_free(name, path):
 
 
 def create(name, path, size=None, readonly=False, wwn=None, profile="esxi",
-           block_size=None):
+           block_size=None, io_mode=None):
     """A new vaai backstore on path (a block device, or a file, created
     sparse when size is given and it does not exist), set up per profile."""
     if not NAME.fullmatch(name or ""):
@@ -81,8 +81,10 @@ def create(name, path, size=None, readonly=False, wwn=None, profile="esxi",
     so = VaaiStorageObject(name, path=path, size=size, readonly=readonly, wwn=wwn)
     try:
         can_unmap = so.get_attribute("emulate_tpu") == "1"
-        for attr, value in profiles.attributes(profile, path, block_size,
-                                                     can_unmap).items():
+        attrs = profiles.attributes(profile, path, block_size, can_unmap)
+        if io_mode is not None:
+            attrs["io_mode"] = io_mode
+        for attr, value in attrs.items():
             try:
                 so.set_attribute(attr, value)
             except RTSLibError as e:
@@ -122,6 +124,7 @@ def describe(so):
         "block_size": int(attr("block_size")),
         "thin": attr("emulate_tpu") == "1",
         "write_cache": attr("emulate_write_cache") == "1",
+        "io_mode": attr("io_mode"),
         "wwn": so.wwn,
         "exports": ["%s/%s/tpg%d/lun%d"
                     % (lun.parent_tpg.parent_target.fabric_module.name,

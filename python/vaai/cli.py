@@ -67,6 +67,9 @@ def parser():
     c.add_argument("--profile", choices=PROFILES, default="esxi",
                    help="attribute defaults (default: esxi)")
     c.add_argument("--block-size", type=int, choices=(512, 4096))
+    c.add_argument("--io-mode", choices=("auto", "direct", "buffered"),
+                   help="file store: direct I/O or the page cache (default auto: "
+                   "direct while the write cache is off)")
 
     d = sub.add_parser("delete", help="delete a backstore and its LUNs (not its data)")
     d.add_argument("name")
@@ -127,7 +130,8 @@ def parser():
 
 def cmd_create(a):
     so = backstore.create(a.name, a.path, size=a.size, readonly=a.readonly,
-                          wwn=a.wwn, profile=a.profile, block_size=a.block_size)
+                          wwn=a.wwn, profile=a.profile, block_size=a.block_size,
+                          io_mode=a.io_mode)
     print("created vaai/%s on %s (%d bytes, %s store, profile %s)"
           % (so.name, so.path_name, so.size, so.store, a.profile))
 

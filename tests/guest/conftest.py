@@ -4,7 +4,10 @@ a fabric (tests/guest/fabrics.py), torn down afterwards.  Run inside the VM
 
 Every LUN test runs on both stores over tcm_loop; a module that sets
 ALL_FABRICS = True also runs on the file store over iSCSI and over FC
-(VAAI_FABRICS=loop,iscsi,fc picks which)."""
+(VAAI_FABRICS=loop,iscsi,fc picks which).  The file store's files live on
+tmpfs, which has no direct I/O; a module that sets XFS = True also runs on
+a file on XFS (store "xfs"), where the file store does direct I/O while the
+write cache is off."""
 import itertools
 import os
 import subprocess
@@ -85,9 +88,9 @@ class Backing:
     creates, unless the data must exist first (fill, read-only); a bdev store
     gets a loop device over a scratch file."""
 
-    def __init__(self, store, size, fill=None, precreate=False):
+    def __init__(self, store, size, fill=None, precreate=False, where=SCRATCH):
         n = next(_names)
-        self.image = os.path.join(SCRATCH, "img%d" % n)
+        self.image = os.path.join(where, "img%d" % n)
         self.loop = None
         self.precreated = store == "bdev" or precreate or fill is not None
         if self.precreated:
@@ -125,6 +128,8 @@ def pytest_generate_tests(metafunc):
     if "store" not in metafunc.fixturenames:
         return
     combos = [(store, "loop") for store in STORES]
+    if getattr(metafunc.module, "XFS", False):
+        combos.append(("xfs", "loop"))
     if getattr(metafunc.module, "ALL_FABRICS", False):
         combos += [(store, name) for name in fabrics.selected() if name != "loop"
                    for store in STORES]
@@ -148,8 +153,30 @@ def fabric_topologies():
     fabrics.close_all()
 
 
+@pytest.fixture(scope="session")
+def xfs_scratch():
+    """A directory on XFS (on a loop device over a tmpfs file), for the
+    session; the file system is checked when it goes."""
+    image = os.path.join(SCRATCH, "xfs-scratch.img")
+    with open(image, "wb") as f:
+        f.truncate(1 << 30)
+    loop = sh("losetup", "--find", "--show", image).strip()
+    mnt = os.path.join(SCRATCH, "xfs")
+    os.makedirs(mnt, exist_ok=True)
+    try:
+        sh("mkfs.xfs", "-q", "-f", "-m", "reflink=1", loop)
+        sh("mount", loop, mnt)
+        yield mnt
+        sh("umount", mnt)
+        sh("xfs_repair", "-n", loop)
+    finally:
+        subprocess.run(["umount", mnt], capture_output=True)
+        sh("losetup", "-d", loop)
+        os.unlink(image)
+
+
 @pytest.fixture
-def make_lun(store, fabric):
+def make_lun(store, fabric, request):
     """make_lun(size=..., block_size=..., readonly=..., fill=bytes,
     beside=Lun, own_nexus=False) -> Lun.  beside: where that LUN is, so one
     I_T nexus sees both (over iSCSI and FC all of a test's LUNs are);
@@ -159,7 +186,8 @@ def make_lun(store, fabric):
 
     def make(size=64 * MiB, block_size=512, readonly=False, fill=None, beside=None,
              own_nexus=False):
-        backing = Backing(store, size, fill, precreate=readonly)
+        where = request.getfixturevalue("xfs_scratch") if store == "xfs" else SCRATCH
+        backing = Backing(store, size, fill, precreate=readonly, where=where)
         made.append((None, backing, None, None))
         so = VaaiStorageObject("t%d" % next(_names), path=backing.path,
                                size=None if backing.precreated else size,

@@ -9,6 +9,8 @@ import threading
 from scsi import (CHECK_CONDITION, GOOD, MISCOMPARE, compare_and_write,
                   read_blocks, write_blocks)
 
+XFS = True      # also on a file on XFS: the direct I/O path
+
 SHARED = 1000
 PRIVATE = [2000 + 16 * i for i in range(4)]
 NEIGHBOURS = [SHARED - 1, SHARED + 1] + [lba + 1 for lba in PRIVATE]

@@ -10,6 +10,8 @@ from conftest import sh
 from scsi import (ILLEGAL_REQUEST, cdb_read10, cdb_write10, cdb_write16,
                   expect_good, expect_sense, read_blocks, sg_io, write_blocks)
 
+XFS = True      # also on a file on XFS: the direct I/O path
+
 LBA_OUT_OF_RANGE = (0x21, 0x00)
 
 

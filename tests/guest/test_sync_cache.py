@@ -7,6 +7,8 @@ from conftest import sh
 from scsi import (ILLEGAL_REQUEST, cdb_sync_cache10, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
 
+XFS = True      # also on a file on XFS: the direct I/O path
+
 
 def mode_sense_wce(sg):
     """WCE bit of the Caching mode page (SBC-4 6.5.5)."""

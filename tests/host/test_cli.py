@@ -64,10 +64,11 @@ def test_create_passes_the_parsed_options(capsys, monkeypatch):
         return FakeSO()
     monkeypatch.setattr(backstore, "create", create)
     rc, out, err = run(capsys, "create", "ds1", "/srv/ds1.img", "--size", "1G",
-                       "--block-size", "4096", "--profile", "plain")
+                       "--block-size", "4096", "--profile", "plain",
+                       "--io-mode", "direct")
     assert rc == 0 and err == ""
     assert got == dict(name="ds1", path="/srv/ds1.img", size=1 << 30, readonly=False,
-                       wwn=None, profile="plain", block_size=4096)
+                       wwn=None, profile="plain", block_size=4096, io_mode="direct")
     assert out == "created vaai/ds1 on /srv/ds1.img (1073741824 bytes, file store, " \
                   "profile plain)\n"
 

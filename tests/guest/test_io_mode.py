@@ -1,0 +1,164 @@
+"""attrib/io_mode: how the file store reaches its file.  auto is direct I/O
+while the write cache is off and the page cache while it is on; direct and
+buffered force one.  Which one ran is seen from outside: direct I/O leaves
+the backing file's pages out of the page cache.  Whatever direct I/O cannot
+address (512-byte blocks on a file system of 4096-byte sectors) is done
+buffered, and reads back the same."""
+import errno
+import hashlib
+import os
+import random
+import subprocess
+
+import pytest
+
+from conftest import MiB, SCRATCH, sh
+from scsi import expect_good, read_blocks, write_blocks
+from vaai.export import find_disk
+
+
+def io_mode(lun):
+    return lun.so.get_attribute("io_mode")
+
+
+def cached_bytes(path):
+    """Bytes of path in the page cache (util-linux fincore)."""
+    out = sh("fincore", "--bytes", "--noheadings", "--output", "RES", path)
+    return int(out.split()[0])
+
+
+def drop_caches():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def dd(*args, data=None):
+    """dd with data on stdin (or none); its stdout as bytes."""
+    p = subprocess.run(("dd", "status=none") + args, input=data,
+                       capture_output=True)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+@pytest.fixture
+def xfs_lun(xfs_scratch, exported):
+    """xfs_lun(name, wce) -> (storage object, sg node, disk, backing file):
+    a 64 MiB vaai LUN on a file on XFS, over tcm_loop."""
+    paths = []
+
+    def make(name, wce):
+        path = os.path.join(xfs_scratch, name + ".img")
+        paths.append(path)
+        so, sg = exported(name, path, size=64 * MiB, write_cache=wce)
+        return so, sg, find_disk(so, "tcm_loopback"), path
+
+    yield make
+    for path in paths:
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def test_default_is_auto_and_every_mode_round_trips(lun):
+    assert io_mode(lun) == "auto"
+    for mode in ("direct", "buffered", "auto"):
+        lun.so.set_attribute("io_mode", mode)
+        assert io_mode(lun) == mode
+
+
+@pytest.mark.parametrize("bad", ["fast", "\n", "directx", "1"])
+def test_unknown_mode_is_refused_and_changes_nothing(lun, bad):
+    lun.so.set_attribute("io_mode", "buffered")
+    path = os.path.join(lun.so.path, "attrib", "io_mode")
+    with pytest.raises(OSError) as e:
+        with open(path, "w") as f:
+            f.write(bad)
+    assert e.value.errno == errno.EINVAL
+    assert io_mode(lun) == "buffered"
+
+
+# (io_mode, emulate_write_cache) -> direct I/O on a file system that has it
+MODES = [("auto", 0, True), ("auto", 1, False), ("direct", 1, True),
+         ("buffered", 0, False)]
+
+
+@pytest.mark.parametrize("mode,wce,direct", MODES,
+                         ids=["%s-wce%d" % m[:2] for m in MODES])
+def test_mode_decides_whether_the_page_cache_holds_the_data(xfs_lun, mode, wce, direct):
+    so, sg, disk, path = xfs_lun("iomode", wce)
+    so.set_attribute("io_mode", mode)
+    nbytes = 16 * MiB
+    data = os.urandom(nbytes)
+    drop_caches()
+    dd("of=" + disk, "bs=1M", "oflag=direct", "seek=8", data=data)
+    expect_good(read_blocks(sg, 0, 1, 512))          # and a read
+    cached = cached_bytes(path)
+    if direct:
+        assert cached == 0, "direct I/O left %d bytes in the page cache" % cached
+    else:
+        assert cached >= nbytes, "buffered I/O cached only %d bytes" % cached
+    back = dd("if=" + disk, "bs=1M", "iflag=direct", "skip=8", "count=16")
+    assert hashlib.sha256(back).digest() == hashlib.sha256(data).digest()
+
+
+@pytest.fixture
+def sector_4k_xfs(tmp_path):
+    """XFS on a loop device of 4096-byte logical sectors: direct I/O there
+    cannot address a single 512-byte block."""
+    image = os.path.join(SCRATCH, "xfs4k.img")
+    with open(image, "wb") as f:
+        f.truncate(512 * MiB)
+    loop = sh("losetup", "--find", "--show", "--sector-size", "4096", image).strip()
+    mnt = str(tmp_path / "mnt")
+    os.mkdir(mnt)
+    try:
+        sh("mkfs.xfs", "-q", "-f", loop)
+        sh("mount", loop, mnt)
+        yield mnt
+        sh("umount", mnt)
+    finally:
+        subprocess.run(["umount", mnt], capture_output=True)
+        sh("losetup", "-d", loop)
+        os.unlink(image)
+
+
+@pytest.mark.parametrize("mode", ["direct", "auto"])
+def test_unaligned_blocks_fall_back_to_buffered_and_read_back(sector_4k_xfs, exported,
+                                                              mode):
+    path = os.path.join(sector_4k_xfs, "lun.img")
+    so, sg = exported("iom4k", path, size=64 * MiB, write_cache=False)
+    so.set_attribute("io_mode", mode)
+    rnd = random.Random(4)
+    model = {}
+    # odd 512-byte blocks and runs that straddle 4096-byte sectors
+    for lba, n in [(1, 1), (7, 2), (4095, 3)] + [
+            (rnd.randrange(0, 100000), rnd.randrange(1, 20)) for _ in range(20)]:
+        data = os.urandom(n * 512)
+        expect_good(write_blocks(sg, lba, data, 512))
+        for i in range(n):
+            model[lba + i] = data[i * 512:(i + 1) * 512]
+    # and aligned ones, which go direct
+    aligned = os.urandom(64 * 1024)
+    expect_good(write_blocks(sg, 8192, aligned, 512))
+    for i in range(len(aligned) // 512):
+        model.setdefault(8192 + i, aligned[i * 512:(i + 1) * 512])
+    for lba, block in sorted(model.items()):
+        assert expect_good(read_blocks(sg, lba, 1, 512)).data == block, \
+            "block %d differs" % lba
+    # and what reached the file is the same (write cache off: all durable)
+    drop_caches()
+    with open(path, "rb") as f:
+        for lba, block in sorted(model.items()):
+            f.seek(lba * 512)
+            assert f.read(512) == block, "file block %d differs" % lba
+
+
+@pytest.mark.parametrize("mode,wce", [("direct", 0), ("buffered", 1), ("direct", 1)])
+def test_fio_verify_in_each_mode(xfs_lun, mode, wce):
+    """Concurrent writes of mixed sizes, each verified when read back."""
+    so, sg, disk, path = xfs_lun("iofio", wce)
+    so.set_attribute("io_mode", mode)
+    sh("fio", "--name=v", "--filename=" + disk, "--direct=1",
+       "--ioengine=libaio", "--iodepth=32", "--rw=randwrite",
+       "--bsrange=512-256k", "--size=32M", "--verify=crc32c",
+       "--verify_fatal=1", "--randrepeat=0", "--numjobs=1")
