@@ -36,6 +36,10 @@ login)
 	portal=${3:-127.0.0.1:3260}
 	iscsiadm -m discovery -t sendtargets -p "$portal" $IFACE_OPT >/dev/null
 	set_node() { iscsiadm -m node -T "$2" -p "$portal" $IFACE_OPT -o update -n "$3" -v "$4"; }
+	# 128 commands queued per LUN, as ESXi's software adapter does
+	# (open-iscsi's default is 32); room for two such LUNs per session.
+	set_node - "$2" node.session.queue_depth "${ISCSI_QUEUE_DEPTH:-128}"
+	set_node - "$2" node.session.cmds_max 256
 	if [ -n "${CHAP_USER:-}" ]; then
 		set_node - "$2" node.session.auth.authmethod CHAP
 		set_node - "$2" node.session.auth.username "$CHAP_USER"

@@ -1,0 +1,130 @@
+"""Queue depth: a LUN keeps at least 128 commands of one session in flight
+to its store at once, on both stores and in both file I/O modes; nothing in
+the backend serializes independent commands.
+
+The store sits on a device-mapper delay target that holds every read for
+DELAY_MS; fio keeps 128 reads outstanding over tcm_loop.  A backend that
+passed N of them to the store at a time would make each wait 128 / N
+delays: N = 128 * DELAY_MS / fio's mean latency, whatever the CPU speed
+(the guest's own time per I/O only lowers it a little, hence 90 %)."""
+import contextlib
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import SCRATCH, sh
+from vaai import VaaiStorageObject
+from vaai.export import export_loopback, find_disk, unexport
+
+DEPTH = 128
+DELAY_MS = 1000
+MiB = 1 << 20
+
+
+class DelayDev:
+    """A device-mapper delay target over `under`; reads wait only while
+    slow(), writes never."""
+
+    def __init__(self, name, under, nbytes):
+        self.name = "vaai_qd_" + name
+        self.table = "0 %d delay %s 0 %%d %s 0 0" % (nbytes // 512, under, under)
+        sh("dmsetup", "create", self.name, "--table", self.table % 0)
+        self.path = "/dev/mapper/" + self.name
+
+    @contextlib.contextmanager
+    def slow(self):
+        sh("dmsetup", "reload", self.name, "--table", self.table % DELAY_MS)
+        sh("dmsetup", "resume", self.name)
+        try:
+            yield
+        finally:
+            sh("dmsetup", "reload", self.name, "--table", self.table % 0)
+            sh("dmsetup", "resume", self.name)
+
+    def remove(self):
+        sh("udevadm", "settle")
+        sh("dmsetup", "remove", "--retry", self.name)
+
+
+def in_flight_at_store(disk, dev, seconds=6):
+    """fio randread at DEPTH on disk, the delay on: how many reads the
+    store held at once, once warm (the first reads also start the
+    workqueue's threads)."""
+    with dev.slow():
+        out = sh("fio", "--name=qd", "--filename=" + disk, "--direct=1",
+                 "--ioengine=libaio", "--iodepth=%d" % DEPTH, "--rw=randread",
+                 "--bs=4k", "--size=32M", "--time_based",
+                 "--runtime=%d" % seconds, "--ramp_time=2", "--norandommap",
+                 "--randrepeat=0", "--output-format=json")
+    mean_ms = json.loads(out)["jobs"][0]["read"]["clat_ns"]["mean"] / 1e6
+    return DEPTH * DELAY_MS / mean_ms
+
+
+def assert_parallel(held):
+    assert held >= 0.9 * DEPTH, \
+        "the store held only %.0f of %d commands at once" % (held, DEPTH)
+
+
+@pytest.fixture
+def loop_image():
+    """A 512 MiB loop device over a tmpfs file."""
+    image = os.path.join(SCRATCH, "qd.img")
+    with open(image, "wb") as f:
+        f.truncate(512 * MiB)
+    loop = sh("losetup", "--find", "--show", image).strip()
+    yield loop
+    sh("losetup", "-d", loop)
+    os.unlink(image)
+
+
+@contextlib.contextmanager
+def exported_disk(name, path, **attributes):
+    """A vaai LUN on path over tcm_loop: its /dev/sdX, removed afterwards."""
+    so = VaaiStorageObject(name, path=path)
+    try:
+        for attr, value in attributes.items():
+            so.set_attribute(attr, value)
+        export_loopback(so)
+        disk = find_disk(so, "tcm_loopback")
+        # the initiator's own limit must not be what is measured
+        qd = "/sys/block/%s/device/queue_depth" % os.path.basename(disk)
+        with open(qd) as f:
+            assert int(f.read()) >= DEPTH, "tcm_loop's queue depth is below %d" % DEPTH
+        yield disk
+    finally:
+        unexport(so)
+        so.delete()
+
+
+def test_block_store_keeps_128_in_flight(loop_image):
+    dev = DelayDev("bdev", loop_image, 512 * MiB)
+    try:
+        with exported_disk("qdb", dev.path) as disk:
+            held = in_flight_at_store(disk, dev)
+        assert_parallel(held)
+    finally:
+        dev.remove()
+
+
+@pytest.mark.parametrize("mode,wce", [("direct", 0), ("buffered", 1)])
+def test_file_store_keeps_128_in_flight(loop_image, tmp_path, mode, wce):
+    dev = DelayDev("file", loop_image, 512 * MiB)
+    mnt = str(tmp_path / "mnt")
+    os.mkdir(mnt)
+    try:
+        sh("mkfs.xfs", "-q", "-f", dev.path)
+        sh("mount", dev.path, mnt)
+        path = os.path.join(mnt, "lun.img")
+        # written out, so reads reach the device rather than holes
+        sh("dd", "if=/dev/urandom", "of=" + path, "bs=1M", "count=64",
+           "conv=fsync", "status=none")
+        with exported_disk("qdf", path, emulate_write_cache=wce, io_mode=mode) as disk:
+            with open("/proc/sys/vm/drop_caches", "w") as f:
+                f.write("3\n")
+            held = in_flight_at_store(disk, dev)
+        assert_parallel(held)
+    finally:
+        subprocess.run(["umount", mnt], capture_output=True)
+        dev.remove()
