@@ -87,9 +87,9 @@ demo: deps
 bench: deps
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G --log build/vm/bench-console.log \
-		--timeout 3600 -- bench/guest-bench.sh
-	$(PYTHON) bench/report.py build/bench/results.json build/bench/thin.json \
-		build/bench/caw.json build/bench/clone.json \
+		--timeout 7200 -- bench/guest-bench.sh
+	$(PYTHON) bench/report.py --data build/bench/results.json --thin build/bench/thin.json \
+		--caw build/bench/caw.json --clone build/bench/clone.json \
 		docs/benchmarks.md
 
 serve: deps

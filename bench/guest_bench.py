@@ -1,42 +1,68 @@
-"""Benchmarks run inside the VM: each workload against our backend and
-against upstream LIO on identical backing stores, in the same boot.
+"""Data-path benchmarks run inside the VM: each workload against our backend
+and against upstream LIO on identical backing stores, in the same boot.
 
-Stores:
-  file   a file on XFS on a RAM disk; ours (vaai) vs target_core_file
-  bdev   a RAM disk (brd) each;       ours (vaai) vs target_core_iblock
-Every LUN is exported over tcm_loop and driven with fio (libaio, O_DIRECT).
-Both sides are exported at once; each round runs every workload on both,
-alternating which goes first; the report takes the median of the rounds.
+Stores and the sides compared on each:
+  file   a file on XFS on a RAM disk: ours (vaai, write cache off: direct
+         I/O), target_core_file buffered (lio) and with async_io (lio-aio)
+  bdev   a RAM disk (brd) each: ours (vaai) and target_core_iblock (lio)
+Every LUN is exported over tcm_loop and over iSCSI (127.0.0.1, the esxi
+TPG profile, 128 commands per LUN) and driven with fio (libaio, O_DIRECT).
+Each round runs every workload on every side, rotating which side goes
+first; the report takes the median of the rounds.
 
-    guest_bench.py OUT.json [--rounds 3] [--runtime 8] [--only NAME]
+    guest_bench.py OUT.json [--rounds 3] [--runtime 4] [--only NAME]
+                   [--fabric loop|iscsi] [--store file|bdev]
 """
 import argparse
 import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 
 from guestlib import sh, xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import export_loopback, find_disk, unexport  # noqa: E402
+from vaai.export import (export_iscsi, export_loopback, find_disk,  # noqa: E402
+                         unexport)
 
 MiB = 1 << 20
 LUN_BYTES = 256 * MiB
 FS_MNT = "/run/vaai-bench"
+INITIATOR = os.path.join(HERE, "..", "fabrics", "iscsi", "initiator.sh")
+BENCH_IQN = "iqn.2026-11.org.vaai:bench"
 
-# name -> fio job options; every job is O_DIRECT libaio over the whole LUN
-WORKLOADS = {
-    "4k-randread-qd32": dict(rw="randread", bs="4k", iodepth=32),
-    "4k-randwrite-qd32": dict(rw="randwrite", bs="4k", iodepth=32),
-    "1m-seqread-qd8": dict(rw="read", bs="1m", iodepth=8),
-    "1m-seqwrite-qd8": dict(rw="write", bs="1m", iodepth=8),
-}
+SIDES = {"file": ("ours", "lio", "lio-aio"), "bdev": ("ours", "lio")}
+FABRICS = ("loop", "iscsi")
+
+
+def _workloads():
+    """name -> (fio options, in the table, in the block-size sweep)."""
+    w = {}
+    for qd in (1, 32, 128):
+        w["4k-randread-qd%d" % qd] = (dict(rw="randread", bs="4k", iodepth=qd), True, qd == 32)
+        w["4k-randwrite-qd%d" % qd] = (dict(rw="randwrite", bs="4k", iodepth=qd), True, qd == 32)
+        w["4k-randrw70-qd%d" % qd] = (dict(rw="randrw", rwmixread=70, bs="4k", iodepth=qd),
+                                      True, False)
+    # the seeds' database profile
+    w["8k-randrw90-qd32"] = (dict(rw="randrw", rwmixread=90, bs="8k", iodepth=32), True, False)
+    for bs in ("64k", "1m"):
+        w["%s-seqread-qd8" % bs] = (dict(rw="read", bs=bs, iodepth=8), True, False)
+        w["%s-seqwrite-qd8" % bs] = (dict(rw="write", bs=bs, iodepth=8), True, False)
+    # the sweep behind the plots: random I/O at queue depth 32, by block size
+    for bs in ("16k", "64k", "256k", "1m"):
+        w["%s-randread-qd32" % bs] = (dict(rw="randread", bs=bs, iodepth=32), False, True)
+        w["%s-randwrite-qd32" % bs] = (dict(rw="randwrite", bs=bs, iodepth=32), False, True)
+    return w
+
+
+WORKLOADS = _workloads()
 
 
 def busy_ticks():
@@ -44,6 +70,20 @@ def busy_ticks():
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
     return sum(fields) - fields[3] - fields[4]
+
+
+def _merge(job):
+    """One figure per run: reads and writes added up; the mean latency
+    weighted by I/Os; the p99 the worse of the two directions."""
+    sides = [job[d] for d in ("read", "write") if job[d]["total_ios"]]
+    ios = sum(d["total_ios"] for d in sides)
+    return {
+        "iops": sum(d["iops"] for d in sides),
+        "mbps": sum(d["bw_bytes"] for d in sides) / 1e6,
+        "lat_mean_us": sum(d["lat_ns"]["mean"] * d["total_ios"] for d in sides)
+        / ios / 1e3 if ios else None,
+        "lat_p99_us": max(d["clat_ns"]["percentile"]["99.000000"] for d in sides) / 1e3,
+    }, ios
 
 
 def fio(disk, opts, runtime):
@@ -55,30 +95,24 @@ def fio(disk, opts, runtime):
     t0 = busy_ticks()
     out = json.loads(sh(*argv))
     ticks = busy_ticks() - t0
-    job = out["jobs"][0]
-    side = job["read"] if job["read"]["io_bytes"] else job["write"]
-    ios = side["total_ios"]
+    res, ios = _merge(out["jobs"][0])
     hz = os.sysconf("SC_CLK_TCK")
     # fio's ramp second is outside total_ios but inside the CPU window:
     # scale the CPU to the measured part of the run.
     cpu_s = ticks / hz * runtime / (runtime + 1)
-    return {
-        "iops": side["iops"],
-        "mbps": side["bw_bytes"] / 1e6,
-        "lat_mean_us": side["lat_ns"]["mean"] / 1e3,
-        "lat_p99_us": side["clat_ns"]["percentile"]["99.000000"] / 1e3,
-        "cpu_us_per_io": cpu_s * 1e6 / ios if ios else None,
-    }
+    res["cpu_us_per_io"] = cpu_s * 1e6 / ios if ios else None
+    return res
 
 
 class Stores:
-    """The backing stores, made once per boot and shared by every round."""
+    """The backing stores, made once per boot and shared by every round:
+    one file or RAM disk per side, never shared between sides."""
 
     def __init__(self):
         self.files = {}
-        for who in ("ours", "lio"):
+        for who in SIDES["file"]:
             path = os.path.join(FS_MNT, "%s.img" % who)
-            # written out in full, so neither side reads holes
+            # written out in full, so no side reads holes
             sh("dd", "if=/dev/zero", "of=%s" % path, "bs=1M",
                "count=%d" % (LUN_BYTES // MiB), "conv=fsync")
             self.files[who] = path
@@ -88,66 +122,108 @@ class Stores:
                "count=%d" % (LUN_BYTES // MiB), "oflag=direct")
 
     def make(self, store, who):
-        name = "bench_%s_%s" % (store, who)
+        name = "bench_%s_%s" % (store, who.replace("-", "_"))
         if store == "file":
             path = self.files[who]
             if who == "ours":
                 return VaaiStorageObject(name, path=path)
-            return FileIOStorageObject(name, dev=path, size=LUN_BYTES)
+            return FileIOStorageObject(name, dev=path, size=LUN_BYTES,
+                                       aio=who == "lio-aio")
         dev = self.bdevs[who]
         if who == "ours":
             return VaaiStorageObject(name, path=dev)
         return BlockStorageObject(name, dev=dev)
 
 
-def run_store(stores, store, names, runtime, rounds):
-    """Both LUNs of a store exported at once; each round runs every workload
-    on both, alternating which side goes first."""
-    sos, disks = {}, {}
-    try:
-        for who in ("ours", "lio"):
-            sos[who] = stores.make(store, who)
-            export_loopback(sos[who])
-            disks[who] = find_disk(sos[who], "tcm_loopback")
-        per = {w: [] for w in names}
-        for r in range(rounds):
-            order = ("ours", "lio") if r % 2 == 0 else ("lio", "ours")
-            for workload in names:
-                res = {who: fio(disks[who], WORKLOADS[workload], runtime)
-                       for who in order}
-                per[workload].append(res)
-                print("%s %s round %d: ours %.0f IOPS, lio %.0f IOPS" % (
-                    store, workload, r + 1, res["ours"]["iops"],
-                    res["lio"]["iops"]), flush=True)
-        return per
-    finally:
-        for so in sos.values():
+class Exported:
+    """A store's sides, exported over one fabric: who -> /dev/sdX."""
+
+    def __init__(self, stores, store, fabric):
+        self.fabric = fabric
+        self.sos, self.disks = {}, {}
+        try:
+            for i, who in enumerate(SIDES[store]):
+                so = self.sos[who] = stores.make(store, who)
+                if fabric == "loop":
+                    export_loopback(so)
+                    self.disks[who] = find_disk(so, "tcm_loopback")
+                else:
+                    export_iscsi(so, BENCH_IQN, initiators=[self.me()], lun=i,
+                                 profile="esxi")
+            if fabric == "iscsi":
+                sh(INITIATOR, "login", BENCH_IQN)
+                for who, so in self.sos.items():
+                    self.disks[who] = find_disk(so, "iscsi_tcp", target=BENCH_IQN)
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def me():
+        sh(INITIATOR, "start")
+        return sh(INITIATOR, "name").strip()
+
+    def close(self):
+        if self.fabric == "iscsi":
+            subprocess.run([INITIATOR, "logout", BENCH_IQN], capture_output=True)
+        for so in self.sos.values():
             unexport(so)
             so.delete()
+
+
+def run_store(stores, store, fabric, names, runtime, rounds):
+    """All sides of a store exported at once; each round runs every
+    workload on every side, rotating which side goes first."""
+    sides = SIDES[store]
+    ex = Exported(stores, store, fabric)
+    try:
+        per = {w: [] for w in names}
+        for r in range(rounds):
+            order = sides[r % len(sides):] + sides[:r % len(sides)]
+            for workload in names:
+                res = {who: fio(ex.disks[who], WORKLOADS[workload][0], runtime)
+                       for who in order}
+                per[workload].append(res)
+                print("%s %s %s round %d: %s" % (
+                    store, fabric, workload, r + 1, ", ".join(
+                        "%s %.0f IOPS" % (who, res[who]["iops"]) for who in sides)),
+                    flush=True)
+        return per
+    finally:
+        ex.close()
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--runtime", type=int, default=8)
+    p.add_argument("--runtime", type=int, default=4)
     p.add_argument("--only", action="append", help="workload names to run")
+    p.add_argument("--fabric", action="append", choices=FABRICS)
+    p.add_argument("--store", action="append", choices=tuple(SIDES))
     args = p.parse_args()
 
     results = []
     names = args.only or list(WORKLOADS)
     # ram0 holds the XFS of the file LUNs; ram1 and ram2 are the block LUNs
-    with xfs_on_brd(FS_MNT, 768 * 1024, rd_nr=3):
+    with xfs_on_brd(FS_MNT, 1024 * 1024, rd_nr=3):
         stores = Stores()
-        for store in ("file", "bdev"):
-            per = run_store(stores, store, names, args.runtime, args.rounds)
-            for workload in names:
-                rounds = per[workload]
-                entry = {"store": store, "workload": workload, "fabric": "tcm_loop"}
-                for who in ("ours", "lio"):
-                    entry[who] = {k: statistics.median(rd[who][k] for rd in rounds)
-                                  for k in rounds[0][who]}
-                results.append(entry)
+        for fabric in args.fabric or FABRICS:
+            for store in args.store or tuple(SIDES):
+                # the block-size sweep is run over tcm_loop only
+                run = [w for w in names if fabric == "loop" or WORKLOADS[w][1]]
+                per = run_store(stores, store, fabric, run, args.runtime, args.rounds)
+                for workload in run:
+                    rounds = per[workload]
+                    entry = {"store": store, "workload": workload, "fabric": fabric,
+                             "table": WORKLOADS[workload][1],
+                             "sweep": WORKLOADS[workload][2],
+                             "bs": WORKLOADS[workload][0]["bs"],
+                             "rw": WORKLOADS[workload][0]["rw"]}
+                    for who in SIDES[store]:
+                        entry[who] = {k: statistics.median(rd[who][k] for rd in rounds)
+                                      for k in rounds[0][who]}
+                    results.append(entry)
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -156,8 +232,9 @@ def main():
         "rounds": args.rounds,
         "runtime_s": args.runtime,
         "lun_bytes": LUN_BYTES,
-        "lio": {"file": "target_core_file (write_back=0)",
-                "bdev": "target_core_iblock"},
+        "sides": {"file": {"lio": "target_core_file (write_back=0)",
+                           "lio-aio": "target_core_file (write_back=0, async_io=1)"},
+                  "bdev": {"lio": "target_core_iblock"}},
     }
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

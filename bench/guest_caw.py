@@ -123,7 +123,9 @@ def main():
                 print("%s %s: %.0f CAW/s, p99 %.0f us" % (who, name, r["caw_per_s"],
                                                          r["p99_us"] or 0), flush=True)
     with open(args.out, "w") as f:
-        json.dump({"meta": {"seconds": args.seconds}, "results": results}, f, indent=2)
+        json.dump({"meta": {"seconds": args.seconds,
+                            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
+                   "results": results}, f, indent=2)
     return 0
 
 

@@ -1,18 +1,28 @@
 """Render bench results (JSON from guest_bench.py, guest_thin.py,
 guest_caw.py and guest_clone.py) as docs/benchmarks.md.
 
-    report.py RESULTS.json THIN.json CAW.json [CLONE.json] OUT.md
+    report.py [--data RESULTS.json] [--thin THIN.json] [--caw CAW.json]
+              [--clone CLONE.json] OUT.md
+
+Each section given is rendered anew (the data path with its plots, PNG
+files beside OUT.md); the sections not given are kept from OUT.md as they
+were, each with the date it was measured.
 """
+import argparse
 import json
+import os
+import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 HEADER = """# Benchmarks
 
 Every figure compares our backend (`vaai`) with upstream LIO on the same
 backing store, in the same VM boot: `target_core_file` for the file store,
 `target_core_iblock` for the block device store.  Absolute numbers from an
-emulated guest (QEMU without KVM, {cpus} vCPUs) mean little; the ratios are
-the point.
+emulated guest (QEMU without KVM, 2 vCPUs) mean little; the ratios are the
+point.  Each section below was measured in one boot, whose date it gives.
 
 ## How to reproduce
 
@@ -20,61 +30,122 @@ the point.
 
 boots the VM once (`tests/vm/run.py`, 12 GiB of guest memory for the RAM
 disks), runs `bench/guest-bench.sh` inside it (data path, thin provisioning,
-ATS, full copy: about 40 minutes here) and renders this page with
-`bench/report.py` from `build/bench/*.json`. One part alone, e.g. the full
-copy: `tests/vm/run.py --mem 12G -- /usr/bin/python3 bench/guest_clone.py
-build/bench/clone.json`, then `bench/report.py` as the Makefile runs it.
-The data-path, thin and ATS sections below were measured in one boot, the
-full-copy section in a later one (its date is given); ours and LIO are
-always in the same boot.
-
-## Method
-
-- Stores: the file LUNs are {lun_mib} MiB files on XFS on a RAM disk (brd),
-  written out in full first so neither side reads holes; the block LUNs are
-  RAM disks of their own.  Ours and LIO's are identical in size and kind.
-- Fabric: tcm_loop; fio {{libaio, O_DIRECT}} on the guest's /dev/sdX, one job,
-  {runtime} s per run after 1 s of warm-up.
-- Write cache off on both sides (LIO fileio `write_back=0`).
-- {rounds} rounds per point, alternating which side runs first; the table
-  shows the median of each metric.
-- CPU/IO: busy CPU time of the whole guest (all of /proc/stat but idle and
-  iowait) during the run, divided by the I/Os completed; it includes fio and
-  the initiator side, which are the same for both.
-- Ratio = ours / LIO.  For IOPS and MB/s higher is better; for latency and
-  CPU/IO lower is better.
+ATS, full copy: about 90 minutes here) and renders this page with
+`bench/report.py` from `build/bench/*.json`.  One part alone, e.g. the data
+path: `tests/vm/run.py --mem 12G -- /usr/bin/python3 bench/guest_bench.py
+build/bench/results.json`, then `bench/report.py --data
+build/bench/results.json docs/benchmarks.md`, which replaces that section
+and its plots and keeps the others as they were.
 
 Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
 store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck
 almost everywhere. Gains that come from overlapping device waits (parallel
 COMPARE AND WRITEs, batched log forces) barely show here; between runs of
 the same build, ratios move by about ±10 %.
-
-## Results ({date}, kernel {kernel})
-
-| store | workload | IOPS ours | IOPS LIO | ratio | MB/s ours | MB/s LIO | p99 µs ours | p99 µs LIO | CPU µs/IO ours | CPU µs/IO LIO | ratio |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 """
+
+DATA = """
+## Data path: READ and WRITE
+
+`bench/guest_bench.py`, measured {date} (kernel {kernel}), every side in
+the same boot.
+
+- Stores: the file LUNs are {lun_mib} MiB files on XFS on a RAM disk (brd),
+  one per side, written out in full first so no side reads holes; the block
+  LUNs are RAM disks of their own.
+- Sides: on the file store, ours (write cache off, so `io_mode=auto` does
+  direct I/O), `target_core_file` buffered (LIO fileio, `write_back=0`) and
+  `target_core_file` with `async_io=1`; on the block store, ours and
+  `target_core_iblock`.  Write cache off everywhere.
+- Fabrics: tcm_loop, and iSCSI over 127.0.0.1 with the `esxi` TPG profile
+  (CmdSN window 128) and open-iscsi queueing 128 commands per LUN.  All
+  sides of a store are exported at once.
+- fio {{libaio, O_DIRECT}} on the guest's /dev/sdX, one job, {runtime} s per
+  run after 1 s of warm-up; {rounds} rounds, rotating which side runs first;
+  each figure is the median of the rounds.
+- Mixed workloads (randrw70: 70 % reads; randrw90, the database profile)
+  count reads and writes together; their p99 is the worse direction's.
+- CPU/IO: busy CPU time of the whole guest (all of /proc/stat but idle and
+  iowait) during the run, divided by the I/Os completed; it includes fio and
+  the initiator side, which are the same for every side.
+- LIO best: for each column the better of LIO's backstores for that store
+  (higher IOPS and MB/s, lower latency and CPU/IO), so a ratio compares
+  with whichever LIO does best at that point.  Ratio = ours / LIO best:
+  above 1 is better for IOPS, below 1 for latency and CPU/IO.
+"""
+
+
+def best(r, key):
+    """LIO's best value of key at this point, over its backstores."""
+    vals = [r[who][key] for who in ("lio", "lio-aio") if who in r and r[who][key]]
+    if not vals:
+        return None
+    return max(vals) if key in ("iops", "mbps") else min(vals)
 
 
 def ratio(a, b):
     return "%.2f" % (a / b) if a and b else "n/a"
 
 
+DATA_COLS = ("| workload | IOPS ours | IOPS LIO | ratio | MB/s ours | MB/s LIO "
+             "| mean µs ours | mean µs LIO | p99 µs ours | p99 µs LIO | ratio "
+             "| CPU µs/IO ours | CPU µs/IO LIO | ratio |\n"
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+
+
 def row(r):
-    o, l = r["ours"], r["lio"]
-    return "| %s | %s | %.0f | %.0f | %s | %.1f | %.1f | %.0f | %.0f | %.1f | %.1f | %s |" % (
-        r["store"], r["workload"], o["iops"], l["iops"], ratio(o["iops"], l["iops"]),
-        o["mbps"], l["mbps"], o["lat_p99_us"], l["lat_p99_us"],
-        o["cpu_us_per_io"], l["cpu_us_per_io"],
-        ratio(o["cpu_us_per_io"], l["cpu_us_per_io"]))
+    o = r["ours"]
+    lb = {k: best(r, k) for k in o}
+    return ("| %s | %.0f | %.0f | %s | %.1f | %.1f | %.0f | %.0f | %.0f | %.0f | %s "
+            "| %.1f | %.1f | %s |") % (
+        r["workload"], o["iops"], lb["iops"], ratio(o["iops"], lb["iops"]),
+        o["mbps"], lb["mbps"], o["lat_mean_us"], lb["lat_mean_us"],
+        o["lat_p99_us"], lb["lat_p99_us"], ratio(o["lat_p99_us"], lb["lat_p99_us"]),
+        o["cpu_us_per_io"], lb["cpu_us_per_io"],
+        ratio(o["cpu_us_per_io"], lb["cpu_us_per_io"]))
+
+
+STORE_TITLE = {"file": "file store (XFS on a RAM disk)",
+               "bdev": "block store (RAM disk)"}
+FABRIC_TITLE = {"loop": "tcm_loop", "iscsi": "iSCSI"}
+
+
+def targets(rows):
+    """How many table points meet each of the issue's targets."""
+    n = len(rows)
+    iops = sum(1 for r in rows if r["ours"]["iops"] >= best(r, "iops"))
+    p99 = sum(1 for r in rows if r["ours"]["lat_p99_us"] <= best(r, "lat_p99_us"))
+    file_rows = [r for r in rows if r["store"] == "file"]
+    cpu = sum(1 for r in file_rows
+              if r["ours"]["cpu_us_per_io"] <= 0.85 * best(r, "cpu_us_per_io"))
+    return ("\nOf the %d points above: IOPS at least LIO's best at %d; p99 no "
+            "higher at %d; on the file store, CPU/IO at least 15 %% below LIO's "
+            "best at %d of %d.\n" % (n, iops, p99, cpu, len(file_rows)))
+
+
+def render_data(data, plots):
+    m = data["meta"]
+    text = DATA.format(date=m["date"], kernel=m["kernel"], lun_mib=m["lun_bytes"] >> 20,
+                       runtime=m["runtime_s"], rounds=m["rounds"])
+    rows = [r for r in data["results"] if r.get("table", True)]
+    for fabric in ("loop", "iscsi"):
+        for store in ("file", "bdev"):
+            sel = [r for r in rows if r["fabric"] in (fabric, "tcm_loop" if fabric == "loop"
+                                                      else fabric) and r["store"] == store]
+            if sel:
+                text += "\n### %s over %s\n\n" % (STORE_TITLE[store], FABRIC_TITLE[fabric])
+                text += DATA_COLS + "\n".join(row(r) for r in sel) + "\n"
+    text += targets(rows)
+    for name, what in plots:
+        text += "\n![%s](%s)\n" % (what, name)
+    return text
 
 
 THIN = """
 ## Thin provisioning: zeroing and space reclamation
 
 On a fresh 1 GiB sparse file per step, on XFS on a RAM disk, exported over
-tcm_loop (`bench/guest_thin.py`, same boot as the table above):
+tcm_loop (`bench/guest_thin.py`, measured {date}):
 
 - **zero**: 1 GiB in 1 MiB WRITE SAME(16) commands with one zero block, as
   ESXi eager-zeroes a VMDK;
@@ -108,13 +179,13 @@ def render_thin(data):
         ratio(o[step]["seconds"], l[step]["seconds"]), wb[step]["seconds"],
         mib(o[step]["allocated"]), mib(l[step]["allocated"]))
         for step in ("zero", "unmap", "host")]
-    return THIN + "\n".join(rows) + "\n"
+    return THIN.format(date=data.get("meta", {}).get("date", "?")) + "\n".join(rows) + "\n"
 
 
 CAW = """
 ## ATS: COMPARE AND WRITE
 
-`bench/guest_caw.py`, same boot: 1-block COMPARE AND WRITE increments of a
+`bench/guest_caw.py`, measured {date}: 1-block COMPARE AND WRITE increments of a
 counter block over tcm_loop, on 256 MiB files on XFS on a RAM disk, write
 cache off on both sides. disjoint-N: N streams, each on its own block;
 same-8: 8 streams on one block (read, CAW, retry on miscompare; only
@@ -138,7 +209,7 @@ def render_caw(data):
         for name in ("disjoint-1", "disjoint-8", "disjoint-32", "same-8", "beside-1m")]
     writer = "\nDuring beside-1m the sequential writer moved %.0f MB/s on ours and %.0f MB/s on LIO.\n" % (
         o["beside-1m"].get("writer_mbps", 0), l["beside-1m"].get("writer_mbps", 0))
-    return CAW + "\n".join(rows) + "\n" + writer
+    return CAW.format(date=data.get("meta", {}).get("date", "?")) + "\n".join(rows) + "\n" + writer
 
 
 CLONE = """
@@ -234,25 +305,60 @@ def render_clone(data):
     return text
 
 
-def render(data, thin, caw, clone=None):
-    m = data["meta"]
-    text = HEADER.format(cpus=m["cpus"], lun_mib=m["lun_bytes"] >> 20,
-                         runtime=m["runtime_s"], rounds=m["rounds"],
-                         date=m["date"], kernel=m["kernel"])
-    return (text + "\n".join(row(r) for r in data["results"]) + "\n" +
-            render_thin(thin) + render_caw(caw) +
-            (render_clone(clone) if clone else ""))
+SECTIONS = ("data", "thin", "caw", "clone")
+
+
+def marked(name, text):
+    return "<!-- section:%s -->\n%s<!-- /section:%s -->\n" % (name, text, name)
+
+
+def kept_sections(path):
+    """The sections of an existing page, by name, with their markers."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        page = f.read()
+    for name in SECTIONS:
+        m = re.search(r"<!-- section:%s -->\n.*?<!-- /section:%s -->\n" % (name, name),
+                      page, re.S)
+        if m:
+            out[name] = m.group(0)
+    return out
+
+
+def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=()):
+    """The page: the sections given rendered anew, the others from kept
+    (section name -> marked text of an earlier page)."""
+    sections = dict(kept or {})
+    if data:
+        sections["data"] = marked("data", render_data(data, plots))
+    for name, fn, d in (("thin", render_thin, thin), ("caw", render_caw, caw),
+                        ("clone", render_clone, clone)):
+        if d:
+            sections[name] = marked(name, fn(d))
+    return HEADER + "".join("\n" + sections[n] for n in SECTIONS if n in sections)
 
 
 def main(argv):
-    if len(argv) not in (5, 6):
-        sys.exit(__doc__)
-    inputs = []
-    for path in argv[1:-1]:
-        with open(path) as f:
-            inputs.append(json.load(f))
-    with open(argv[-1], "w") as f:
-        f.write(render(*inputs))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for name in SECTIONS:
+        p.add_argument("--" + name, metavar="JSON")
+    p.add_argument("out")
+    args = p.parse_args(argv[1:])
+    loaded = {}
+    for name in SECTIONS:
+        path = getattr(args, name)
+        if path:
+            with open(path) as f:
+                loaded[name] = json.load(f)
+    plots = ()
+    if "data" in loaded:
+        import plots as plotting
+        plots = plotting.draw(loaded["data"], os.path.dirname(os.path.abspath(args.out)))
+    text = render(kept=kept_sections(args.out), plots=plots, **loaded)
+    with open(args.out, "w") as f:
+        f.write(text)
     return 0
 
 

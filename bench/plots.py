@@ -1,0 +1,63 @@
+"""The data-path plots of docs/benchmarks.md: IOPS and CPU time per I/O
+across block sizes (random reads and writes at queue depth 32 over
+tcm_loop), one panel per store and direction, one line per side."""
+import os
+
+SIZES = ("4k", "16k", "64k", "256k", "1m")
+LABEL = {"ours": "vaai (ours)", "lio": "LIO", "lio-aio": "LIO async_io"}
+LIO_NAME = {"file": "target_core_file", "bdev": "target_core_iblock"}
+STYLE = {"ours": dict(marker="o", linewidth=2), "lio": dict(marker="s"),
+         "lio-aio": dict(marker="^", linestyle="--")}
+FIGURES = (("iops", "IOPS", "bench-iops.png", "IOPS by block size"),
+           ("cpu_us_per_io", "CPU µs per I/O (whole guest)", "bench-cpu.png",
+            "CPU time per I/O by block size"))
+
+
+def _sweep(data):
+    """(store, rw) -> {bs: result} for the sweep points over tcm_loop."""
+    out = {}
+    for r in data["results"]:
+        if r.get("sweep") and r["fabric"] == "loop":
+            out.setdefault((r["store"], r["rw"]), {})[r["bs"]] = r
+    return out
+
+
+def draw(data, outdir):
+    """Write the PNGs into outdir: [(file name, caption)], none without a sweep."""
+    sweep = _sweep(data)
+    if not sweep:
+        return []
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [(store, rw) for store in ("file", "bdev") for rw in ("randread", "randwrite")
+              if (store, rw) in sweep]
+    made = []
+    for key, ylabel, name, title in FIGURES:
+        fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6),
+                                 squeeze=False)
+        for ax, (store, rw) in zip(axes[0], panels):
+            points = sweep[(store, rw)]
+            sizes = [bs for bs in SIZES if bs in points]
+            for who in ("ours", "lio", "lio-aio"):
+                if who not in points[sizes[0]]:
+                    continue
+                label = LABEL[who].replace("LIO", LIO_NAME[store])
+                ax.plot(range(len(sizes)), [points[bs][who][key] for bs in sizes],
+                        label=label, **STYLE[who])
+            ax.set_xticks(range(len(sizes)))
+            ax.set_xticklabels(sizes)
+            ax.set_yscale("log")
+            ax.set_title("%s store, %s" % (store, rw))
+            ax.set_xlabel("block size")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+        axes[0][0].set_ylabel(ylabel)
+        fig.suptitle("%s, queue depth 32, tcm_loop (%s)" % (title, data["meta"]["date"]),
+                     fontsize=10)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, name), dpi=90)
+        plt.close(fig)
+        made.append((name, title))
+    return made
