@@ -48,7 +48,7 @@ class DelayDev:
         sh("dmsetup", "remove", "--retry", self.name)
 
 
-def in_flight_at_store(disk, dev, seconds=6):
+def in_flight_at_store(disk, dev, seconds=4):
     """fio randread at DEPTH on disk, the delay on: how many reads the
     store held at once, once warm (the first reads also start the
     workqueue's threads)."""
@@ -92,6 +92,8 @@ def exported_disk(name, path, **attributes):
         qd = "/sys/block/%s/device/queue_depth" % os.path.basename(disk)
         with open(qd) as f:
             assert int(f.read()) >= DEPTH, "tcm_loop's queue depth is below %d" % DEPTH
+        # udev's probe of the new disk must be done before reads are slow
+        sh("udevadm", "settle")
         yield disk
     finally:
         unexport(so)
@@ -118,7 +120,7 @@ def test_file_store_keeps_128_in_flight(loop_image, tmp_path, mode, wce):
         sh("mount", dev.path, mnt)
         path = os.path.join(mnt, "lun.img")
         # written out, so reads reach the device rather than holes
-        sh("dd", "if=/dev/urandom", "of=" + path, "bs=1M", "count=64",
+        sh("dd", "if=/dev/zero", "of=" + path, "bs=1M", "count=64",
            "conv=fsync", "status=none")
         with exported_disk("qdf", path, emulate_write_cache=wce, io_mode=mode) as disk:
             with open("/proc/sys/vm/drop_caches", "w") as f:
