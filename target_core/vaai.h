@@ -182,6 +182,15 @@ static inline struct vaai_dev *to_vaai_dev(struct se_device *dev)
 	return container_of(dev, struct vaai_dev, dev);
 }
 
+/* The device of a file in its attrib/ directory (our own attributes). */
+static inline struct vaai_dev *vaai_attrib_dev(struct config_item *item)
+{
+	struct se_dev_attrib *da = container_of(to_config_group(item),
+						struct se_dev_attrib, da_group);
+
+	return to_vaai_dev(da->da_dev);
+}
+
 /* Pages a file READ/WRITE describes without an allocation (64 KiB). */
 #define VAAI_INLINE_BVECS	16
 

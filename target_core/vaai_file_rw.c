@@ -237,18 +237,10 @@ void vaai_file_submit_rw(struct vaai_io *io)
 		vaai_io_queue(io, vaai_file_buffered_work);
 }
 
-static struct vaai_dev *vaai_io_mode_dev(struct config_item *item)
-{
-	struct se_dev_attrib *da = container_of(to_config_group(item),
-						struct se_dev_attrib, da_group);
-
-	return to_vaai_dev(da->da_dev);
-}
-
 static ssize_t vaai_io_mode_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%s\n",
-		       vaai_io_mode_names[READ_ONCE(vaai_io_mode_dev(item)->io_mode)]);
+		       vaai_io_mode_names[READ_ONCE(vaai_attrib_dev(item)->io_mode)]);
 }
 
 static ssize_t vaai_io_mode_store(struct config_item *item, const char *page,
@@ -258,7 +250,7 @@ static ssize_t vaai_io_mode_store(struct config_item *item, const char *page,
 
 	if (mode < 0)
 		return mode;
-	WRITE_ONCE(vaai_io_mode_dev(item)->io_mode, mode);
+	WRITE_ONCE(vaai_attrib_dev(item)->io_mode, mode);
 	return count;
 }
 

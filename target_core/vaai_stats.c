@@ -10,19 +10,11 @@
 
 #include "vaai.h"
 
-static struct vaai_dev *vaai_stats_dev(struct config_item *item)
-{
-	struct se_dev_attrib *da = container_of(to_config_group(item),
-						struct se_dev_attrib, da_group);
-
-	return to_vaai_dev(da->da_dev);
-}
-
 #define VAAI_STAT(_f)							\
 static ssize_t vaai_stat_##_f##_show(struct config_item *item, char *page) \
 {									\
 	return sprintf(page, "%lld\n", (long long)			\
-		       atomic64_read(&vaai_stats_dev(item)->stats._f));	\
+		       atomic64_read(&vaai_attrib_dev(item)->stats._f));	\
 }									\
 static struct configfs_attribute vaai_stat_attr_##_f = {		\
 	.ca_name	= "stats_" #_f,					\

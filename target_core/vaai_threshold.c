@@ -100,23 +100,15 @@ bool vaai_tp_ua_pending(struct se_cmd *cmd)
 	return true;
 }
 
-static struct vaai_dev *vaai_tp_dev(struct config_item *item)
-{
-	struct se_dev_attrib *da = container_of(to_config_group(item),
-						struct se_dev_attrib, da_group);
-
-	return to_vaai_dev(da->da_dev);
-}
-
 static ssize_t vaai_tp_soft_threshold_show(struct config_item *item, char *page)
 {
-	return sprintf(page, "%u\n", READ_ONCE(vaai_tp_dev(item)->tp.threshold));
+	return sprintf(page, "%u\n", READ_ONCE(vaai_attrib_dev(item)->tp.threshold));
 }
 
 static ssize_t vaai_tp_soft_threshold_store(struct config_item *item,
 					    const char *page, size_t count)
 {
-	struct vaai_dev *vdev = vaai_tp_dev(item);
+	struct vaai_dev *vdev = vaai_attrib_dev(item);
 	unsigned long flags;
 	u8 val;
 	int ret;

@@ -41,6 +41,13 @@ def sh(*argv, check=True):
     return p.stdout
 
 
+def drop_caches():
+    """Write everything back, then empty the page cache."""
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
 MODULE = os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko")
 
 

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import MiB, SCRATCH, sh
+from conftest import MiB, SCRATCH, drop_caches, sh
 from scsi import expect_good, read_blocks, write_blocks
 from vaai.export import find_disk
 
@@ -25,12 +25,6 @@ def cached_bytes(path):
     """Bytes of path in the page cache (util-linux fincore)."""
     out = sh("fincore", "--bytes", "--noheadings", "--output", "RES", path)
     return int(out.split()[0])
-
-
-def drop_caches():
-    os.sync()
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("3\n")
 
 
 def dd(*args, data=None):

@@ -14,13 +14,12 @@ import subprocess
 
 import pytest
 
-from conftest import SCRATCH, sh
+from conftest import MiB, SCRATCH, drop_caches, sh
 from vaai import VaaiStorageObject
 from vaai.export import export_loopback, find_disk, unexport
 
 DEPTH = 128
 DELAY_MS = 1000
-MiB = 1 << 20
 
 
 class DelayDev:
@@ -123,8 +122,7 @@ def test_file_store_keeps_128_in_flight(loop_image, tmp_path, mode, wce):
         sh("dd", "if=/dev/zero", "of=" + path, "bs=1M", "count=64",
            "conv=fsync", "status=none")
         with exported_disk("qdf", path, emulate_write_cache=wce, io_mode=mode) as disk:
-            with open("/proc/sys/vm/drop_caches", "w") as f:
-                f.write("3\n")
+            drop_caches()
             held = in_flight_at_store(disk, dev)
         assert_parallel(held)
     finally:
