@@ -105,6 +105,7 @@ extern const struct vaai_store_ops vaai_bdev_ops;
 int vaai_file_xfer(struct file *file, bool write, struct bio_vec *bv,
 		   unsigned int nr, size_t len, loff_t pos, rwf_t flags);
 void vaai_file_submit_rw(struct vaai_io *io);
+void vaai_file_drop_cache(struct vaai_dev *vdev);
 extern struct configfs_attribute vaai_attr_io_mode;
 
 /* How the file store reaches the file (attrib/io_mode). */

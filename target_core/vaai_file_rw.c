@@ -27,6 +27,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/pagemap.h>
 #include <linux/uio.h>
 #include <linux/bvec.h>
 #include <linux/slab.h>
@@ -58,6 +59,24 @@ static bool vaai_file_direct(struct vaai_dev *vdev)
 	default:
 		return !vdev->dev.dev_attrib.emulate_write_cache;
 	}
+}
+
+/*
+ * Drop what the page cache holds of the file when the direct path is to
+ * serve it.  A direct write that finds a cached page in its range cannot be
+ * issued without blocking (the page must be written back and invalidated
+ * first), so a file copied or written in full just before the LUN was set
+ * up would send nearly every first write to the workqueue.  Dirty pages are
+ * written back first; pages mapped by someone else stay.
+ */
+void vaai_file_drop_cache(struct vaai_dev *vdev)
+{
+	struct address_space *mapping = vdev->file->f_mapping;
+
+	if (!vaai_file_direct(vdev) || !mapping->nrpages)
+		return;
+	filemap_write_and_wait(mapping);
+	invalidate_mapping_pages(mapping, 0, -1);
 }
 
 /* The command's pages as bio_vecs: in the request when few, else allocated. */
@@ -112,6 +131,19 @@ static void vaai_file_redo_buffered(struct vaai_io *io)
 static void vaai_file_direct_work(struct vaai_io *io);
 
 /*
+ * The first write of each clock tick must update the file's mtime, which a
+ * NOWAIT write refuses to do (-EAGAIN): do it here, with freeze protection
+ * held, before the write is issued, rather than send that write to the
+ * workqueue.  It is a short transaction where the file system has them and
+ * may wait for log space, as upstream LIO's writes do every time.  Should it
+ * fail, the write does it itself, or fails.
+ */
+static void vaai_file_touch(struct file *file)
+{
+	file_update_time(file);
+}
+
+/*
  * The end of a direct request: from the file system's completion (any
  * context, interrupts included) or from its submitter when the file system
  * finished at once.
@@ -160,6 +192,7 @@ static void vaai_file_direct_submit(struct vaai_io *io, int flags)
 				vaai_file_direct_done(iocb, -EAGAIN);
 				return;
 			}
+			vaai_file_touch(file);
 			__sb_writers_release(file_inode(file)->i_sb,
 					     SB_FREEZE_WRITE);
 		} else {
@@ -202,6 +235,7 @@ static bool vaai_file_buffered_nowait(struct vaai_io *io)
 	if (!io->write) {
 		ret = vfs_iter_read(file, &iter, &pos, RWF_NOWAIT);
 	} else if (sb_start_write_trylock(sb)) {
+		vaai_file_touch(file);
 		ret = vfs_iter_write(file, &iter, &pos, RWF_NOWAIT);
 		sb_end_write(sb);
 	} else {
@@ -246,11 +280,14 @@ static ssize_t vaai_io_mode_show(struct config_item *item, char *page)
 static ssize_t vaai_io_mode_store(struct config_item *item, const char *page,
 				  size_t count)
 {
+	struct vaai_dev *vdev = vaai_attrib_dev(item);
 	int mode = sysfs_match_string(vaai_io_mode_names, page);
 
 	if (mode < 0)
 		return mode;
-	WRITE_ONCE(vaai_attrib_dev(item)->io_mode, mode);
+	WRITE_ONCE(vdev->io_mode, mode);
+	if (target_dev_configured(&vdev->dev) && vdev->store == &vaai_file_ops)
+		vaai_file_drop_cache(vdev);
 	return count;
 }
 

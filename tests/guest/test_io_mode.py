@@ -157,3 +157,46 @@ def test_fio_verify_in_each_mode(xfs_lun, mode, wce):
        "--bsrange=512-256k", "--size=32M", "--verify=crc32c",
        "--verify_fatal=1", "--verify_state_save=0", "--randrepeat=0",
        "--numjobs=1")
+
+
+def test_a_file_cached_before_the_lun_is_written_back_and_dropped(xfs_scratch, exported):
+    """Pages of the file in the page cache when the LUN opens it (a file just
+    copied in) would make each first direct write wait for them: they are
+    written back and dropped at once, and the LUN reads what was written."""
+    path = os.path.join(xfs_scratch, "precached.img")
+    data = os.urandom(16 * MiB)
+    try:
+        with open(path, "wb") as f:         # dirty in the page cache, no fsync
+            f.write(data)
+            f.truncate(64 * MiB)
+        assert cached_bytes(path) >= len(data)
+        so, sg = exported("precached", path, size=64 * MiB)
+        assert so.get_attribute("io_mode") == "auto"
+        assert so.get_attribute("emulate_write_cache") == "0"
+        assert cached_bytes(path) == 0
+        disk = find_disk(so, "tcm_loopback")
+        back = dd("if=" + disk, "bs=1M", "iflag=direct", "count=16")
+        assert hashlib.sha256(back).digest() == hashlib.sha256(data).digest()
+    finally:
+        os.unlink(path)
+
+
+def test_switching_to_direct_drops_what_buffered_mode_cached(xfs_lun):
+    so, sg, disk, path = xfs_lun("iomswitch", 0)
+    so.set_attribute("io_mode", "buffered")
+    dd("if=" + disk, "of=/dev/null", "bs=1M", "iflag=direct", "count=16")
+    assert cached_bytes(path) >= 16 * MiB
+    so.set_attribute("io_mode", "direct")
+    assert cached_bytes(path) == 0
+
+
+@pytest.mark.parametrize("mode,wce", [("direct", 0), ("buffered", 0), ("buffered", 1)])
+def test_a_write_moves_the_files_mtime_in_each_mode(xfs_lun, mode, wce):
+    """Backups find changed images by their mtime: a write through the LUN
+    updates it, on the direct path too (where a write that must update it
+    cannot be issued without blocking)."""
+    so, sg, disk, path = xfs_lun("iomtime", wce)
+    so.set_attribute("io_mode", mode)
+    os.utime(path, (1000000000, 1000000000))
+    expect_good(write_blocks(sg, 64, os.urandom(4096), 512))
+    assert os.stat(path).st_mtime > 1000000000
