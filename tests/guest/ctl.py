@@ -1,4 +1,6 @@
 """Running vaaictl from this tree in the guest tests."""
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -6,21 +8,45 @@ import sys
 from rtslib_fb import RTSRoot
 from rtslib_fb.tcm import bs_cache
 
+from vaai import cli
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def vaaictl(*args, check=True, env=None):
-    """Run `python3 -m vaai` from this tree: (exit status, stdout, stderr)."""
-    e = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
-    e.update(env or {})
-    p = subprocess.run([sys.executable, "-m", "vaai"] + [str(a) for a in args],
-                       capture_output=True, text=True, env=e)
+def vaaictl(*args, check=True, env=None, own_process=False):
+    """Run vaaictl from this tree: (exit status, stdout, stderr).
+
+    In this process (main() with its output captured): a new Python with
+    rtslib imported costs seconds of start-up in the emulated guest, for
+    each of a hundred calls.  As `python3 -m vaai` in a process of its own
+    with env (so the variables take effect) or own_process (targetcli,
+    which takes over its process)."""
+    argv = [str(a) for a in args]
+    if env is None and not own_process:
+        rc, out, err = _in_process(argv)
+    else:
+        e = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+        e.update(env or {})
+        p = subprocess.run([sys.executable, "-m", "vaai"] + argv,
+                           capture_output=True, text=True, env=e)
+        rc, out, err = p.returncode, p.stdout, p.stderr
     # rtslib caches where backstores are; the command may have changed that.
     bs_cache.clear()
-    if check and p.returncode:
+    if check and rc:
         raise AssertionError("vaaictl %s failed (%d): %s%s"
-                             % (" ".join(map(str, args)), p.returncode, p.stdout, p.stderr))
-    return p.returncode, p.stdout, p.stderr
+                             % (" ".join(argv), rc, out, err))
+    return rc, out, err
+
+
+def _in_process(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = cli.main(argv)
+        except SystemExit as e:
+            # argparse: 0 after --help, 2 on a usage error
+            rc = e.code if isinstance(e.code, int) else 1
+    return rc, out.getvalue(), err.getvalue()
 
 
 def vaai_names():

@@ -159,7 +159,7 @@ def test_restore_without_the_fabric_module_says_so(clean_slate, tmp_path):
 
 
 def targetcli(*args, check=True):
-    return vaaictl("targetcli", *args, check=check)
+    return vaaictl("targetcli", *args, check=check, own_process=True)
 
 
 def test_targetcli_creates_exports_and_saves_a_vaai_backstore(clean_slate, tmp_path):
