@@ -10,7 +10,7 @@ TPG profile, 128 commands per LUN) and driven with fio (libaio, O_DIRECT).
 Each round runs every workload on every side, rotating which side goes
 first; the report takes the median of the rounds.
 
-    guest_bench.py OUT.json [--rounds 3] [--runtime 4] [--only NAME]
+    guest_bench.py OUT.json [--rounds 3] [--runtime 3] [--only NAME]
                    [--fabric loop|iscsi] [--store file|bdev]
 """
 import argparse
@@ -66,10 +66,45 @@ WORKLOADS = _workloads()
 
 
 def busy_ticks():
-    """Jiffies all CPUs spent not idle (user+nice+system+irq+softirq+steal)."""
+    """Jiffies all CPUs spent busy (user+nice+system+irq+softirq)."""
     with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
+        fields = [int(x) for x in f.readline().split()[1:8]]
     return sum(fields) - fields[3] - fields[4]
+
+
+def disk_bytes(disk):
+    """Bytes the initiator's disk has read and written (counted in bytes:
+    the block layer may split one of fio's I/Os into several requests)."""
+    with open("/sys/block/%s/stat" % os.path.basename(disk)) as f:
+        fields = [int(x) for x in f.read().split()]
+    return (fields[2] + fields[6]) * 512
+
+
+def size_bytes(size):
+    """fio's "4k", "1m" as bytes."""
+    units = {"k": 1 << 10, "m": 1 << 20}
+    return int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
+
+
+def cpu_per_io(disk, bs, runtime, proc):
+    """CPU time per I/O across the guest, in microseconds, over the middle
+    of fio's timed part: from its ramp second's end until half a second
+    before the end, counting the I/Os the disk completed meanwhile.  fio's
+    own start-up and exit (seconds of CPU in an emulated guest) stay out."""
+    start = disk_bytes(disk)
+    deadline = time.monotonic() + 60
+    while disk_bytes(disk) == start:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return None
+        time.sleep(0.02)
+    time.sleep(1.1)
+    t0, bytes0 = busy_ticks(), disk_bytes(disk)
+    time.sleep(runtime - 0.6)
+    ticks = busy_ticks() - t0
+    ios = (disk_bytes(disk) - bytes0) / size_bytes(bs)
+    if not ios:
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK") * 1e6 / ios
 
 
 def _merge(job):
@@ -83,7 +118,7 @@ def _merge(job):
         "lat_mean_us": sum(d["lat_ns"]["mean"] * d["total_ios"] for d in sides)
         / ios / 1e3 if ios else None,
         "lat_p99_us": max(d["clat_ns"]["percentile"]["99.000000"] for d in sides) / 1e3,
-    }, ios
+    }
 
 
 def fio(disk, opts, runtime):
@@ -92,15 +127,18 @@ def fio(disk, opts, runtime):
             "--ramp_time=1", "--size=%d" % LUN_BYTES, "--randrepeat=0",
             "--norandommap", "--output-format=json"]
     argv += ["--%s=%s" % kv for kv in opts.items()]
-    t0 = busy_ticks()
-    out = json.loads(sh(*argv))
-    ticks = busy_ticks() - t0
-    res, ios = _merge(out["jobs"][0])
-    hz = os.sysconf("SC_CLK_TCK")
-    # fio's ramp second is outside total_ios but inside the CPU window:
-    # scale the CPU to the measured part of the run.
-    cpu_s = ticks / hz * runtime / (runtime + 1)
-    res["cpu_us_per_io"] = cpu_s * 1e6 / ios if ios else None
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        cpu = cpu_per_io(disk, opts["bs"], runtime, proc)
+        out = proc.communicate()[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, argv)
+    res = _merge(json.loads(out)["jobs"][0])
+    res["cpu_us_per_io"] = cpu
     return res
 
 
@@ -197,12 +235,23 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--runtime", type=int, default=4)
+    p.add_argument("--runtime", type=int, default=3)
     p.add_argument("--only", action="append", help="workload names to run")
     p.add_argument("--fabric", action="append", choices=FABRICS)
     p.add_argument("--store", action="append", choices=tuple(SIDES))
     args = p.parse_args()
 
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "kernel": platform.release(),
+        "cpus": os.cpu_count(),
+        "rounds": args.rounds,
+        "runtime_s": args.runtime,
+        "lun_bytes": LUN_BYTES,
+        "sides": {"file": {"lio": "target_core_file (write_back=0)",
+                           "lio-aio": "target_core_file (write_back=0, async_io=1)"},
+                  "bdev": {"lio": "target_core_iblock"}},
+    }
     results = []
     names = args.only or list(WORKLOADS)
     # ram0 holds the XFS of the file LUNs; ram1 and ram2 are the block LUNs
@@ -224,22 +273,17 @@ def main():
                         entry[who] = {k: statistics.median(rd[who][k] for rd in rounds)
                                       for k in rounds[0][who]}
                     results.append(entry)
-
-    meta = {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "kernel": platform.release(),
-        "cpus": os.cpu_count(),
-        "rounds": args.rounds,
-        "runtime_s": args.runtime,
-        "lun_bytes": LUN_BYTES,
-        "sides": {"file": {"lio": "target_core_file (write_back=0)",
-                           "lio-aio": "target_core_file (write_back=0, async_io=1)"},
-                  "bdev": {"lio": "target_core_iblock"}},
-    }
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump({"meta": meta, "results": results}, f, indent=2)
+                # written after each store and fabric: a run cut short keeps
+                # what it measured
+                save(args.out, meta, results)
     return 0
+
+
+def save(out, meta, results):
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out + ".tmp", "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=2)
+    os.replace(out + ".tmp", out)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,16 @@ def test_sections_not_rendered_are_kept_from_the_page(tmp_path):
     assert kept["thin"] in text and kept["clone"] in text
 
 
+def test_the_hand_written_analysis_is_kept_after_the_data(tmp_path):
+    page = tmp_path / "b.md"
+    notes = "<!-- section:analysis -->\nWhere the time goes.\n<!-- /section:analysis -->\n"
+    page.write_text(report.render(DATA, THIN) + "\n" + notes)
+    text = report.render(DATA, kept=report.kept_sections(str(page)))
+    assert text.count("Where the time goes.") == 1
+    assert text.index("## Data path") < text.index("Where the time goes.") \
+        < text.index("## Thin provisioning")
+
+
 def test_thin_table_reports_time_ratio_and_allocation():
     text = report.render(DATA, THIN, CAW)
     row = [l for l in text.splitlines() if l.startswith("| zero |")][0]
