@@ -4,6 +4,7 @@ import io
 import os
 import subprocess
 import sys
+import traceback
 
 from rtslib_fb import RTSRoot
 from rtslib_fb.tcm import bs_cache
@@ -22,6 +23,9 @@ def vaaictl(*args, check=True, env=None, own_process=False):
     with env (so the variables take effect) or own_process (targetcli,
     which takes over its process)."""
     argv = [str(a) for a in args]
+    # rtslib caches where backstores are: start as a new process would, and
+    # forget afterwards what the command may have changed.
+    bs_cache.clear()
     if env is None and not own_process:
         rc, out, err = _in_process(argv)
     else:
@@ -30,7 +34,6 @@ def vaaictl(*args, check=True, env=None, own_process=False):
         p = subprocess.run([sys.executable, "-m", "vaai"] + argv,
                            capture_output=True, text=True, env=e)
         rc, out, err = p.returncode, p.stdout, p.stderr
-    # rtslib caches where backstores are; the command may have changed that.
     bs_cache.clear()
     if check and rc:
         raise AssertionError("vaaictl %s failed (%d): %s%s"
@@ -39,13 +42,23 @@ def vaaictl(*args, check=True, env=None, own_process=False):
 
 
 def _in_process(argv):
+    """main(argv) as the interpreter would exit with it: SystemExit's code
+    (None is 0, a message goes to stderr and is 1), an uncaught exception's
+    traceback on stderr and 1."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             rc = cli.main(argv)
         except SystemExit as e:
             # argparse: 0 after --help, 2 on a usage error
-            rc = e.code if isinstance(e.code, int) else 1
+            if e.code is None or isinstance(e.code, int):
+                rc = e.code or 0
+            else:
+                print(e.code, file=sys.stderr)
+                rc = 1
+        except Exception:  # noqa: BLE001 - what a process would print
+            traceback.print_exc()
+            rc = 1
     return rc, out.getvalue(), err.getvalue()
 
 
