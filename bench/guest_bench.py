@@ -90,10 +90,12 @@ def cpu_per_io(disk, bs, runtime, proc):
     """CPU time per I/O across the guest, in microseconds, over the middle
     of fio's timed part: from its ramp second's end until half a second
     before the end, counting the I/Os the disk completed meanwhile.  fio's
-    own start-up and exit (seconds of CPU in an emulated guest) stay out."""
+    own start-up and exit (seconds of CPU in an emulated guest) stay out.
+    fio has started once the disk moved more than a few of its blocks (a
+    udev probe reads a few KiB); None if it never did."""
     start = disk_bytes(disk)
     deadline = time.monotonic() + 60
-    while disk_bytes(disk) == start:
+    while disk_bytes(disk) - start < 8 * size_bytes(bs):
         if proc.poll() is not None or time.monotonic() > deadline:
             return None
         time.sleep(0.02)
@@ -127,10 +129,12 @@ def fio(disk, opts, runtime):
             "--ramp_time=1", "--size=%d" % LUN_BYTES, "--randrepeat=0",
             "--norandommap", "--output-format=json"]
     argv += ["--%s=%s" % kv for kv in opts.items()]
+    # no probe of a new or just-closed disk inside the measured window
+    sh("udevadm", "settle")
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         cpu = cpu_per_io(disk, opts["bs"], runtime, proc)
-        out = proc.communicate()[0]
+        out = proc.communicate(timeout=runtime + 120)[0]
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -235,11 +239,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--runtime", type=int, default=3)
+    p.add_argument("--runtime", type=int, default=3,
+                   help="seconds per run after 1 s of warm-up (at least 1)")
     p.add_argument("--only", action="append", help="workload names to run")
     p.add_argument("--fabric", action="append", choices=FABRICS)
     p.add_argument("--store", action="append", choices=tuple(SIDES))
     args = p.parse_args()
+    if args.runtime < 1:
+        p.error("--runtime must be at least 1")
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -270,13 +277,19 @@ def main():
                              "bs": WORKLOADS[workload][0]["bs"],
                              "rw": WORKLOADS[workload][0]["rw"]}
                     for who in SIDES[store]:
-                        entry[who] = {k: statistics.median(rd[who][k] for rd in rounds)
+                        entry[who] = {k: median(rd[who][k] for rd in rounds)
                                       for k in rounds[0][who]}
                     results.append(entry)
                 # written after each store and fabric: a run cut short keeps
                 # what it measured
                 save(args.out, meta, results)
     return 0
+
+
+def median(values):
+    """The median of the figures a round produced (None: not measured)."""
+    got = [v for v in values if v is not None]
+    return statistics.median(got) if got else None
 
 
 def save(out, meta, results):

@@ -74,6 +74,13 @@ def test_targets_are_counted():
             "on the file store, CPU/IO at least 15 % below LIO's best at 1 of 1.") in text
 
 
+def test_a_figure_not_measured_is_na_and_meets_no_target():
+    point = dict(DATA["results"][0], ours=dict(side(12000, 80.0), cpu_us_per_io=None))
+    text = report.render(dict(DATA, results=[point]), THIN, CAW)
+    assert data_rows(text)[0][-3:] == ["n/a", "100.0", "n/a"]
+    assert "CPU/IO at least 15 % below LIO's best at 0 of 1." in text
+
+
 def test_sections_not_rendered_are_kept_from_the_page(tmp_path):
     page = tmp_path / "b.md"
     page.write_text(report.render(DATA, THIN, CAW, CLONE))
