@@ -63,6 +63,7 @@ struct vaai_stats {
 	atomic64_t clone_failed;	/* sent to it and failed (CLONE_F) */
 	atomic64_t clone_read_bytes;
 	atomic64_t clone_write_bytes;
+	atomic64_t rw_deferred;		/* file READ/WRITE sent to the workqueue */
 };
 
 /*

@@ -9,7 +9,9 @@
  *    copy.  It is first submitted with IOCB_NOWAIT from the fabric's
  *    context; a file system that would block (block allocation, a contended
  *    inode lock) answers -EAGAIN and the submission moves to the workqueue,
- *    where it may block but still completes asynchronously.  A write that
+ *    where it may block but still completes asynchronously.  One thing is
+ *    done in the fabric's context although it may wait: the mtime update of
+ *    the first write in each clock tick (vaai_file_touch()).  A write that
  *    must be durable carries IOCB_DSYNC: the file system completes it once
  *    the data and the metadata to find it are stable (FUA where it can, a
  *    sync where it must).
@@ -22,7 +24,8 @@
  * cannot address directly, a short transfer, a file system that falls back)
  * is done again, buffered, from the workqueue.  The range lock is dropped in
  * between: only a request whose work is running may wait in the lock queue
- * (see vaai_store_ops.submit_rw).
+ * (see vaai_store_ops.submit_rw).  attrib/stats_rw_deferred counts the
+ * requests that went to the workqueue.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,9 +76,14 @@ void vaai_file_drop_cache(struct vaai_dev *vdev)
 {
 	struct address_space *mapping = vdev->file->f_mapping;
 
+	int ret;
+
 	if (!vaai_file_direct(vdev) || !mapping->nrpages)
 		return;
-	filemap_write_and_wait(mapping);
+	ret = filemap_write_and_wait(mapping);
+	if (ret)
+		pr_warn("%s: writing back the backing file's page cache failed: %d\n",
+			vdev->dev.dev_group.cg_item.ci_name, ret);
 	invalidate_mapping_pages(mapping, 0, -1);
 }
 
@@ -110,6 +118,13 @@ static void vaai_file_rw_done(struct vaai_io *io, int err)
 	vaai_io_done(io, err);
 }
 
+/* A READ/WRITE that cannot go on here: to the workqueue, counted. */
+static void vaai_file_defer(struct vaai_io *io, void (*fn)(struct vaai_io *io))
+{
+	atomic64_inc(&io->vdev->stats.rw_deferred);
+	vaai_io_queue(io, fn);
+}
+
 /* Buffered and blocking, from the workqueue: the path that always works. */
 static void vaai_file_buffered_work(struct vaai_io *io)
 {
@@ -125,7 +140,7 @@ static void vaai_file_buffered_work(struct vaai_io *io)
 static void vaai_file_redo_buffered(struct vaai_io *io)
 {
 	vaai_io_unlock(io);
-	vaai_io_queue(io, vaai_file_buffered_work);
+	vaai_file_defer(io, vaai_file_buffered_work);
 }
 
 static void vaai_file_direct_work(struct vaai_io *io);
@@ -158,7 +173,7 @@ static void vaai_file_direct_done(struct kiocb *iocb, long ret)
 		vaai_file_rw_done(io, 0);
 	} else if (ret == -EAGAIN && (iocb->ki_flags & IOCB_NOWAIT)) {
 		vaai_io_unlock(io);
-		vaai_io_queue(io, vaai_file_direct_work);
+		vaai_file_defer(io, vaai_file_direct_work);
 	} else if (ret >= 0 || ret == -EINVAL || ret == -ENOTBLK) {
 		/* short, misaligned, or the file system prefers buffered */
 		vaai_file_redo_buffered(io);
@@ -260,7 +275,7 @@ void vaai_file_submit_rw(struct vaai_io *io)
 	}
 	if (vaai_file_direct(io->vdev)) {
 		if (!(io->vdev->file->f_mode & FMODE_NOWAIT)) {
-			vaai_io_queue(io, vaai_file_direct_work);
+			vaai_file_defer(io, vaai_file_direct_work);
 			return;
 		}
 		vaai_io_lock(io, io->pos, io->len, false);
@@ -268,7 +283,7 @@ void vaai_file_submit_rw(struct vaai_io *io)
 		return;
 	}
 	if (!vaai_file_buffered_nowait(io))
-		vaai_io_queue(io, vaai_file_buffered_work);
+		vaai_file_defer(io, vaai_file_buffered_work);
 }
 
 static ssize_t vaai_io_mode_show(struct config_item *item, char *page)

@@ -37,6 +37,7 @@ VAAI_STAT(clone_write);
 VAAI_STAT(clone_failed);
 VAAI_STAT(clone_read_bytes);
 VAAI_STAT(clone_write_bytes);
+VAAI_STAT(rw_deferred);
 
 static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_tp_attr_soft_threshold,
@@ -55,6 +56,7 @@ static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_stat_attr_clone_failed,
 	&vaai_stat_attr_clone_read_bytes,
 	&vaai_stat_attr_clone_write_bytes,
+	&vaai_stat_attr_rw_deferred,
 };
 
 /* LIO's SBC attributes followed by our settings and counters, NULL-terminated. */
