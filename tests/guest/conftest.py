@@ -2,9 +2,14 @@
 a fabric (tests/guest/fabrics.py), torn down afterwards.  Run inside the VM
 (tests/vm/guest-test.sh).
 
-Every LUN test runs on both stores over tcm_loop; a module that sets
-ALL_FABRICS = True also runs on the file store over iSCSI and over FC
-(VAAI_FABRICS=loop,iscsi,fc picks which).  The file store's files live on
+Every LUN test runs on both stores over tcm_loop.  In a module that sets
+ALL_FABRICS = True, the tests marked over_fabrics also run on the file
+store over iSCSI and over FC (VAAI_FABRICS=loop,iscsi,fc picks which):
+those that move data through the fabric and read it back, send data-out of
+the wrong length, carry sense with an INFORMATION field or a parameter-list
+field pointer, or depend on the initiator's identity (nexus, ACL,
+reservation).  A refusal of a CDB field travels the same path whatever the
+field, so the rest run over tcm_loop only.  The file store's files live on
 tmpfs, which has no direct I/O; a module that sets XFS = True also runs on
 a file on XFS (store "xfs"), where the file store does direct I/O while the
 write cache is off."""
@@ -129,15 +134,21 @@ def pytest_runtest_setup(item):
         pass
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "over_fabrics: in an ALL_FABRICS module, run over iSCSI and FC too")
+
+
 def pytest_generate_tests(metafunc):
     """(store, fabric) for every test that uses a LUN: both stores over
-    tcm_loop, and over the other fabrics where the module asks."""
+    tcm_loop, and over the other fabrics where the module and test ask."""
     if "store" not in metafunc.fixturenames:
         return
     combos = [(store, "loop") for store in STORES]
     if getattr(metafunc.module, "XFS", False):
         combos.append(("xfs", "loop"))
-    if getattr(metafunc.module, "ALL_FABRICS", False):
+    if getattr(metafunc.module, "ALL_FABRICS", False) and \
+            metafunc.definition.get_closest_marker("over_fabrics"):
         # the fabric carries the same commands to either store: the file
         # store stands for both
         combos += [("file", name) for name in fabrics.selected() if name != "loop"]

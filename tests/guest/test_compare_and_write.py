@@ -28,6 +28,7 @@ def get(lun, lba, n):
 
 @pytest.mark.parametrize("block_size, nblocks", [(512, 1), (512, 8), (512, 255),
                                                  (4096, 1), (4096, 64)])
+@pytest.mark.over_fabrics
 def test_match_writes_the_new_data(make_lun, block_size, nblocks):
     lun = make_lun(block_size=block_size)
     old, new = os.urandom(nblocks * block_size), os.urandom(nblocks * block_size)
@@ -39,6 +40,7 @@ def test_match_writes_the_new_data(make_lun, block_size, nblocks):
         assert stat(lun, "ats") == ats + 1
 
 
+@pytest.mark.over_fabrics
 @pytest.mark.parametrize("where", [0, 511, 3 * 512 + 100, 8 * 512 - 1])
 def test_miscompare_reports_the_first_differing_byte_and_writes_nothing(lun, where):
     old = os.urandom(8 * 512)
@@ -68,6 +70,7 @@ def test_beyond_capacity_is_refused(lun):
                      ILLEGAL_REQUEST, 0x21, 0x00)
 
 
+@pytest.mark.over_fabrics
 def test_data_out_length_must_be_twice_the_blocks(lun):
     old = os.urandom(1024)
     put(lun, 0, old)
@@ -109,6 +112,7 @@ def test_block_limits_report_255(lun):
     assert "Maximum compare and write length: 255 blocks" in out
 
 
+@pytest.mark.over_fabrics
 def test_reads_never_see_half_a_compare_and_write(lun):
     """8-block CAWs of uniform data while another thread reads the range:
     every read returns the data of one CAW or the next, never a mix."""

@@ -3,6 +3,8 @@ parser enforces, COPY STATUS and FAILED SEGMENT DETAILS of held copies."""
 import os
 import struct
 
+import pytest
+
 from conftest import MiB, export_beside, sh
 from scsi import (DATA_PROTECT, GOOD, ILLEGAL_REQUEST, cscd_e4, decode_sense,
                   expect_good, expect_sense, naa_of, receive_copy_results,
@@ -60,6 +62,7 @@ def test_unsupported_service_actions(lun):
         expect_sense(receive_copy_results(lun.sg, sa), ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
 
 
+@pytest.mark.over_fabrics
 def test_held_copy_reports_completion_once(lun):
     expect_good(write_blocks(lun.sg, 0, os.urandom(MiB), 512))
     p = xcopy_list([cscd(lun)], [seg_b2b(0, 0, 1024, 0, 4096), seg_b2b(0, 0, 1024, 0, 8192)],
@@ -87,6 +90,7 @@ def test_copies_not_held_are_not_listed(lun):
                      *INVALID_FIELD_IN_CDB)
 
 
+@pytest.mark.over_fabrics
 def test_failed_held_copy_gives_its_sense(make_lun, small_fs):
     """A copy into a LUN whose file system fills up: COPY STATUS says it
     failed, FAILED SEGMENT DETAILS gives the sense the command got."""
@@ -118,6 +122,7 @@ def test_failed_held_copy_gives_its_sense(make_lun, small_fs):
         so.delete()
 
 
+@pytest.mark.over_fabrics
 def test_results_belong_to_the_nexus_that_sent_the_copy(lun, over_iscsi):
     expect_good(xcopy(lun.sg, xcopy_list([cscd(lun)], [seg_b2b(0, 0, 8, 0, 100)],
                                          list_id=11, usage=HOLD)))

@@ -2,6 +2,8 @@
 import os
 import re
 
+import pytest
+
 from conftest import MiB, sh
 from scsi import (ILLEGAL_REQUEST, cdb_write_same16, expect_good, expect_sense,
                   get_lba_status, sg_io, unmap, write_blocks)
@@ -12,6 +14,7 @@ ALL_FABRICS = True
 MAPPED, DEALLOCATED = 0, 1
 
 
+@pytest.mark.over_fabrics
 def test_file_lun_reports_holes_and_data(make_lun, store):
     lun = make_lun(size=16 * MiB)
     if store == "bdev":
@@ -52,6 +55,7 @@ def test_small_allocation_length_truncates_to_whole_descriptors(make_lun, store)
     assert len(descs) == 1 and len(res.data) == 24
 
 
+@pytest.mark.over_fabrics
 def test_starting_lba_past_the_end_is_refused(lun):
     _, res = get_lba_status(lun.sg, lun.nr_blocks)
     expect_sense(res, ILLEGAL_REQUEST, 0x21, 0x00)

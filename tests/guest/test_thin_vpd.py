@@ -25,6 +25,7 @@ def test_readcap_reports_lbpme_and_lbprz(lun, store):
     assert "lbprz=1" in out
 
 
+@pytest.mark.over_fabrics
 def test_lbp_vpd_page_advertises_unmap_and_write_same(lun):
     out = sh("sg_vpd", "-p", "lbpv", lun.disk)
     for bit in ("LBPU", "LBPWS", "LBPWS10", "LBPRZ"):

@@ -36,6 +36,7 @@ def tpc_descriptors(data):
     return out
 
 
+@pytest.mark.over_fabrics
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_third_party_copy_page(make_lun, block_size):
     lun = make_lun(block_size=block_size)
@@ -65,6 +66,7 @@ def test_3pc_bit_in_standard_inquiry(lun):
     assert expect_good(inquiry(lun.sg)).data[5] & 0x08
 
 
+@pytest.mark.over_fabrics
 def test_naa_in_device_identification_names_this_lun(make_lun):
     a, b = make_lun(), make_lun()
     assert naa_of(a.sg) != naa_of(b.sg)

@@ -32,6 +32,7 @@ def read_all(lun, nbytes):
                     for off in range(0, nbytes, MiB))
 
 
+@pytest.mark.over_fabrics
 def test_sg_unmap_single_range_reads_zeros_and_frees_space(lun):
     data = fill(lun, 8 * MiB)
     full = allocated(lun.backing.image)
@@ -43,6 +44,7 @@ def test_sg_unmap_single_range_reads_zeros_and_frees_space(lun):
     assert allocated(lun.backing.image) <= full - 2 * MiB
 
 
+@pytest.mark.over_fabrics
 def test_256_descriptors_in_one_command(lun):
     data = fill(lun, 16 * MiB)
     extents = [(i * 64, 32) for i in range(256)]       # every other 16 KiB
@@ -65,6 +67,7 @@ def test_overlapping_and_unordered_descriptors_are_allowed(lun):
     assert back[400 * 512:] == data[400 * 512:]
 
 
+@pytest.mark.over_fabrics
 @pytest.mark.parametrize("case", ["beyond-capacity", "wraps", "too-many-blocks"])
 def test_one_bad_descriptor_refuses_the_whole_list(lun, case):
     data = fill(lun, 4 * MiB)
@@ -96,6 +99,7 @@ def test_more_descriptors_than_the_maximum_is_refused(lun):
     dict(data_len=200),               # UNMAP DATA LENGTH beyond the list
     dict(data_len=10),                # shorter than the descriptors it holds
 ], ids=["bd-len-too-long", "data-len-too-long", "data-len-too-short"])
+@pytest.mark.over_fabrics
 def test_lengths_that_disagree_are_refused(lun, kw):
     data = fill(lun, MiB)
     expect_sense(unmap(lun.sg, [(0, 8), (64, 8)], **kw), ILLEGAL_REQUEST,

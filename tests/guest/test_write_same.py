@@ -30,6 +30,7 @@ def read(lun, lba, nblocks):
     return expect_good(read_blocks(lun.sg, lba, nblocks, lun.block_size)).data
 
 
+@pytest.mark.over_fabrics
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_esxi_zeroing_1mib_with_one_zero_block(make_lun, block_size):
     lun = make_lun(block_size=block_size)
@@ -67,6 +68,7 @@ def test_zero_with_unmap_bit_deallocates(lun):
     assert allocated(lun.backing.image) <= full - 4 * MiB
 
 
+@pytest.mark.over_fabrics
 def test_ndob_zeroes_without_a_data_out_buffer(lun):
     fill(lun, 100, MiB)
     expect_good(sg_io(lun.sg, cdb_write_same16(100, 2048, ndob=True)))
@@ -81,6 +83,7 @@ def test_ndob_with_unmap_deallocates(lun):
     assert allocated(lun.backing.image) <= full - 2 * MiB
 
 
+@pytest.mark.over_fabrics
 @pytest.mark.parametrize("block_size", [512, 4096])
 @pytest.mark.parametrize("cdb16", [True, False])
 def test_pattern_is_written_to_every_block(make_lun, block_size, cdb16):
@@ -129,6 +132,7 @@ def test_longer_than_maximum_write_same_length_is_refused(lun):
                  ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
 
 
+@pytest.mark.over_fabrics
 def test_range_past_the_end_is_refused(lun):
     before = read(lun, lun.last_lba, 1)
     for lba, n in ((lun.last_lba, 2), (lun.nr_blocks, 1), (2**64 - 1, 2)):
@@ -137,6 +141,7 @@ def test_range_past_the_end_is_refused(lun):
     assert read(lun, lun.last_lba, 1) == before
 
 
+@pytest.mark.over_fabrics
 def test_data_out_not_one_block_is_refused(lun):
     data = fill(lun, 0, MiB)
     expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8), data_out=b"\x22" * 1024),

@@ -65,6 +65,7 @@ def stat(lun, name):
 
 # --- copies that work ------------------------------------------------------
 
+@pytest.mark.over_fabrics
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_sg_xcopy_within_a_lun(make_lun, block_size):
     lun = make_lun(size=32 * MiB, block_size=block_size)
@@ -76,6 +77,7 @@ def test_sg_xcopy_within_a_lun(make_lun, block_size):
     assert read(lun, 0, n) == data
 
 
+@pytest.mark.over_fabrics
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_copy_across_luns_of_one_nexus(make_lun, block_size):
     a = make_lun(size=16 * MiB, block_size=block_size)
@@ -188,6 +190,7 @@ def test_lengths_beyond_the_list(src_lun):
     refused(src_lun, p, ILLEGAL_REQUEST, PARAM_LIST_LENGTH)
 
 
+@pytest.mark.over_fabrics
 def test_descriptor_cut_short(src_lun):
     p = xcopy_list([cscd(src_lun)[:20]], [])
     refused(src_lun, p, ILLEGAL_REQUEST, PARAM_LIST_LENGTH)
@@ -320,6 +323,7 @@ def test_3pc_off_means_no_extended_copy(lun):
 
 # --- scope: the issuing nexus, writable destinations ------------------------
 
+@pytest.mark.over_fabrics
 def test_lun_of_another_nexus_is_unreachable(make_lun):
     """B is exported in a target of its own: the nexus that sees A must not
     reach it by its NAA, neither to read nor to write (CVE-2020-28374)."""
@@ -348,6 +352,7 @@ def test_readonly_lun_is_not_a_destination(make_lun):
     assert read(a, 100, 8) == b"\x5a" * 8 * 512
 
 
+@pytest.mark.over_fabrics
 def test_reservation_by_another_initiator_is_honoured(make_lun, over_iscsi):
     """B, reserved by an iSCSI initiator, can be neither read nor written by
     a copy the tcm_loop nexus sends to A; once released, it can."""
@@ -386,6 +391,7 @@ def test_out_of_space_mid_copy_is_space_allocation_failed(make_lun, small_fs):
         so.delete()
 
 
+@pytest.mark.over_fabrics
 def test_lun_outside_the_initiators_acl_is_unreachable(make_lun):
     """One iSCSI TPG holds A and B; this initiator's ACL maps only A, another
     initiator's maps B.  Naming B by its NAA from A's session must not reach
