@@ -84,7 +84,12 @@ demo: deps
 	tests/vm/run.py --kver $(KERNELRELEASE) --log build/vm/demo-console.log \
 		-- tests/vm/guest-demo.sh
 
-bench: deps
+# The benchmarks' command sender (bench/sgloop.c), run inside the guest.
+build/bench/sgloop: bench/sgloop.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+
+bench: deps build/bench/sgloop
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G --log build/vm/bench-console.log \
 		--timeout 7200 -- bench/guest-bench.sh

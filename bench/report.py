@@ -36,7 +36,12 @@ after 1 s of warm-up) and renders this page with
 path: `tests/vm/run.py --mem 12G -- /usr/bin/python3 bench/guest_bench.py
 build/bench/results.json`, then `bench/report.py --data
 build/bench/results.json docs/benchmarks.md`, which replaces that section
-and its plots and keeps the others as they were.
+and its plots and keeps the others as they were.  The full copy sends its
+commands with `build/bench/sgloop` (`make build/bench/sgloop`; `make bench`
+builds it); `--clone` may be given once per boot, each boot's JSON holding
+other file systems (`guest_clone.py --fs xfs`, then `--fs ext4`).  Where one
+EXTENDED COPY's time goes: `tests/vm/run.py --mem 6G -- /usr/bin/python3
+bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
 
 Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
 store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck
@@ -247,7 +252,10 @@ filled with data that is neither zero nor repeating (a random MiB, every
 **ours** and **LIO** get one EXTENDED COPY (LID1) per 4 or 16 MiB (the
 command size), one at a time, sent to the source LUN, each with two
 identification CSCD descriptors and one block-to-block segment, as ESXi
-sends them. LIO is `target_core_file` (write_back=0, XCOPY on by default),
+sends them. The commands are built beforehand and sent by a small C
+program (`bench/sgloop.c`, one SG_IO each), whose own clock times them: in
+this emulated guest an SG_IO call from Python costs about as much as the
+command's trip through tcm_loop, and is no part of either target. LIO is `target_core_file` (write_back=0, XCOPY on by default),
 which copies with its own READs and WRITEs of up to 8 MiB, one at a time.
 Ours hands the copy to the file system (`vfs_copy_file_range`): XFS shares
 the extents (reflink); ext4 cannot, so the kernel splices page cache to page
@@ -361,18 +369,44 @@ def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=()):
     return HEADER + "".join("\n" + sections[n] for n in SECTIONS if n in sections)
 
 
+def merge_clone(runs):
+    """Full-copy runs of several boots (each of its own file systems) as one:
+    every row keeps its own boot's ours-and-LIO pair; the date names each
+    boot's file systems."""
+    if len(runs) == 1:
+        return runs[0]
+    dates = []
+    for run in runs:
+        fss = sorted({r["fs"] for r in run["results"]} |
+                     {s["fs"] for s in run["meta"].get("skipped", [])})
+        dates.append("%s (%s)" % (run["meta"].get("date", "?"), ", ".join(fss)))
+    first = runs[0]["meta"]
+    meta = dict(first, date="; ".join(dates),
+                budget_s=max(r["meta"].get("budget_s", 0) for r in runs),
+                skipped=[s for r in runs for s in r["meta"].get("skipped", [])])
+    return {"meta": meta, "results": [row for r in runs for row in r["results"]]}
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in RENDERED:
-        p.add_argument("--" + name, metavar="JSON")
+        if name == "clone":
+            p.add_argument("--clone", metavar="JSON", action="append",
+                           help="one per boot, each of other file systems")
+        else:
+            p.add_argument("--" + name, metavar="JSON")
     p.add_argument("out")
     args = p.parse_args(argv[1:])
     loaded = {}
     for name in RENDERED:
-        path = getattr(args, name)
-        if path:
+        paths = getattr(args, name)
+        if not paths:
+            continue
+        runs = []
+        for path in paths if isinstance(paths, list) else [paths]:
             with open(path) as f:
-                loaded[name] = json.load(f)
+                runs.append(json.load(f))
+        loaded[name] = merge_clone(runs) if name == "clone" else runs[0]
     plots = ()
     if "data" in loaded:
         import plots as plotting

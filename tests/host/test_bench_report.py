@@ -155,5 +155,16 @@ def test_clone_skipped_points_say_why():
     assert "- ext4, 4 GiB: estimated 700 s, 90 s of the 600 s budget left" in text
 
 
+def test_clone_runs_of_two_boots_keep_their_rows_and_dates():
+    ext4 = {"meta": {"date": "2026-11-24 15:00 UTC", "budget_s": 900, "skipped": []},
+            "results": [dict(CLONE["results"][0], fs="ext4",
+                             ours=copy(4.0, GiB, 0), lio=copy(6.0, GiB, 0))]}
+    xfs = dict(CLONE, meta=dict(CLONE["meta"], date="2026-11-24 14:00 UTC"))
+    text = report.render(clone=report.merge_clone([xfs, ext4]))
+    assert "2026-11-24 14:00 UTC (ext4, xfs); 2026-11-24 15:00 UTC (ext4)" in text
+    assert clone_row(text, "| ext4 | 1 GiB | across | 4 MiB |")[4:7] == ["4.00", "6.00", "1.50"]
+    assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB |")[4:7] == ["0.25", "20.00", "80.00"]
+
+
 def test_clone_section_optional():
-    assert "EXTENDED COPY" not in report.render(DATA, THIN, CAW)
+    assert "## Full copy" not in report.render(DATA, THIN, CAW)
