@@ -64,6 +64,7 @@ struct vaai_stats {
 	atomic64_t clone_read_bytes;
 	atomic64_t clone_write_bytes;
 	atomic64_t rw_deferred;		/* file READ/WRITE sent to the workqueue */
+	atomic64_t in_flight;		/* requests at the store now (a gauge) */
 };
 
 /*
@@ -106,6 +107,9 @@ extern const struct vaai_store_ops vaai_bdev_ops;
 int vaai_file_xfer(struct file *file, bool write, struct bio_vec *bv,
 		   unsigned int nr, size_t len, loff_t pos, rwf_t flags);
 void vaai_file_submit_rw(struct vaai_io *io);
+bool vaai_file_direct(struct vaai_dev *vdev);
+int vaai_file_xfer_direct(struct vaai_dev *vdev, bool write, struct bio_vec *bv,
+			  unsigned int nr, size_t len, loff_t pos, bool dsync);
 void vaai_file_drop_cache(struct vaai_dev *vdev);
 extern struct configfs_attribute vaai_attr_io_mode;
 
@@ -223,6 +227,7 @@ struct vaai_io {
 /* vaai_main.c */
 void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io));
 void vaai_queue_copy(struct work_struct *work);
+void vaai_queue_clone(struct work_struct *work);
 bool vaai_dev_is_ours(struct se_device *dev);
 
 /* vaai_rw.c */

@@ -6,13 +6,17 @@
  * bytes move one of three ways:
  *   - clone: file to file on a file system that can share extents
  *     (remap_file_range: XFS, btrfs): vfs_copy_file_range() in large steps;
- *   - splice: file to file otherwise: vfs_copy_file_range() with
- *     COPY_FILE_SPLICE, page cache to page cache with no bounce buffer, in
- *     chunks of VAAI_COPY_CHUNK bytes;
- *   - bounce: a block device on either side: chunks read into a buffer and
- *     written out.
+ *   - splice: file to file where neither side does direct I/O (tmpfs, or
+ *     io_mode buffered): vfs_copy_file_range() with COPY_FILE_SPLICE, page
+ *     cache to page cache with no bounce buffer, in chunks of
+ *     VAAI_COPY_CHUNK bytes;
+ *   - bounce: a block device on either side, or a file the direct path
+ *     serves: chunks read into a buffer and written out, with direct I/O
+ *     where the store does it (no page cache on either side).
  * Chunks are taken by up to VAAI_COPY_WORKERS workers at once (a bounce
  * worker has its own buffer); no worker waits for another's chunk.  A
+ * command whose segments are all clones starts on the submitting CPU
+ * (vaai_queue_clone()); the others on an unbound queue.  A
  * segment whose source and destination overlap on one LUN is bounced by one
  * worker walking away from the overlap, so the result is as if all of the
  * source had been read before any of it was overwritten.
@@ -301,6 +305,9 @@ static enum vaai_copy_how vaai_copy_choose(struct vaai_copy_job *job)
 	if (in->f_op->remap_file_range &&
 	    file_inode(in)->i_sb == file_inode(out)->i_sb)
 		return VAAI_COPY_CLONE;
+	/* Direct I/O through our buffers beats two trips through the cache. */
+	if (vaai_file_direct(job->src) || vaai_file_direct(job->dst))
+		return VAAI_COPY_BOUNCE;
 	return VAAI_COPY_SPLICE;
 }
 
@@ -395,8 +402,34 @@ static void vaai_copy_work(struct work_struct *work)
 	vaai_copy_finish(xc, ret);
 }
 
+/* Does every segment share extents, or have nothing to move? */
+static bool vaai_copy_only_clones(struct vaai_xcopy *xc)
+{
+	unsigned int i;
+
+	for (i = 0; i < xc->list.nr_segs; i++) {
+		const struct vaai_xseg *s = &xc->list.seg[i];
+		struct vaai_copy_job job = {
+			.src = xc->cscd[s->src].vdev,
+			.dst = xc->cscd[s->dst].vdev,
+			.src_pos = s->src_pos,
+			.dst_pos = s->dst_pos,
+			.len = s->len,
+		};
+
+		if (!job.len || (job.src == job.dst && job.src_pos == job.dst_pos))
+			continue;
+		if (vaai_copy_choose(&job) != VAAI_COPY_CLONE)
+			return false;
+	}
+	return true;
+}
+
 void vaai_copy_start(struct vaai_xcopy *xc)
 {
 	INIT_WORK(&xc->work, vaai_copy_work);
-	vaai_queue_copy(&xc->work);
+	if (vaai_copy_only_clones(xc))
+		vaai_queue_clone(&xc->work);
+	else
+		vaai_queue_copy(&xc->work);
 }

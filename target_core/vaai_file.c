@@ -72,10 +72,17 @@ static int vaai_file_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
 	return vfs_fsync_range(vdev->file, pos, end, 1);
 }
 
+/* Direct where READ and WRITE are (attrib/io_mode), else buffered. */
 static int vaai_file_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
 			       struct bio_vec *bv, unsigned int nr, size_t len,
 			       bool fua)
 {
+	if (vaai_file_direct(vdev)) {
+		int ret = vaai_file_xfer_direct(vdev, write, bv, nr, len, pos, fua);
+
+		if (ret != -ENOTBLK)
+			return ret;
+	}
 	return vaai_file_xfer(vdev->file, write, bv, nr, len, pos,
 			      fua ? RWF_DSYNC : 0);
 }

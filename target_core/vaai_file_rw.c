@@ -50,7 +50,7 @@ static const char *const vaai_io_mode_names[] = {
  * while it is on.  A file system that cannot do direct I/O (tmpfs) is
  * always buffered.
  */
-static bool vaai_file_direct(struct vaai_dev *vdev)
+bool vaai_file_direct(struct vaai_dev *vdev)
 {
 	if (!(vdev->file->f_mode & FMODE_CAN_ODIRECT))
 		return false;
@@ -85,6 +85,41 @@ void vaai_file_drop_cache(struct vaai_dev *vdev)
 		pr_warn("%s: writing back the backing file's page cache failed: %d\n",
 			vdev->dev.dev_group.cg_item.ci_name, ret);
 	invalidate_mapping_pages(mapping, 0, -1);
+}
+
+/*
+ * Move len bytes between bv and the file at pos with direct I/O, and wait:
+ * the backend's own transfers (EXTENDED COPY's chunks, COMPARE AND WRITE,
+ * WRITE SAME patterns) on a LUN the direct path serves.  -ENOTBLK when
+ * direct I/O cannot do it (misaligned, a short transfer, a file system
+ * that falls back): the caller does it buffered.
+ */
+int vaai_file_xfer_direct(struct vaai_dev *vdev, bool write, struct bio_vec *bv,
+			  unsigned int nr, size_t len, loff_t pos, bool dsync)
+{
+	struct file *file = vdev->file;
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_pos = pos;
+	kiocb.ki_flags |= IOCB_DIRECT;
+	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bv, nr, len);
+	if (write) {
+		if (dsync)
+			kiocb.ki_flags |= IOCB_DSYNC;
+		file_start_write(file);
+		ret = call_write_iter(file, &kiocb, &iter);
+		file_end_write(file);
+	} else {
+		ret = call_read_iter(file, &kiocb, &iter);
+	}
+	if (ret == len)
+		return 0;
+	if (ret >= 0 || ret == -EINVAL || ret == -ENOTBLK)
+		return -ENOTBLK;
+	return ret;
 }
 
 /* The command's pages as bio_vecs: in the request when few, else allocated. */

@@ -38,6 +38,19 @@ void vaai_queue_copy(struct work_struct *work)
 	queue_work(vaai_copy_wq, work);
 }
 
+/*
+ * A copy that only shares extents is short and sleeps rather than
+ * computes: it runs on the submitting CPU, where LIO also completes the
+ * command, instead of waking another CPU to start it and to finish it.
+ * CPU-intensive, so a long one does not hold up the CPU's other work.
+ */
+static struct workqueue_struct *vaai_clone_wq;
+
+void vaai_queue_clone(struct work_struct *work)
+{
+	queue_work(vaai_clone_wq, work);
+}
+
 static int vaai_attach_hba(struct se_hba *hba, u32 host_id)
 {
 	pr_debug("HBA %u attached\n", host_id);
@@ -183,12 +196,19 @@ static int __init vaai_init(void)
 		ret = -ENOMEM;
 		goto out_destroy_wq;
 	}
+	vaai_clone_wq = alloc_workqueue("vaai_clone", WQ_CPU_INTENSIVE, 0);
+	if (!vaai_clone_wq) {
+		ret = -ENOMEM;
+		goto out_destroy_copy_wq;
+	}
 
 	ret = transport_backend_register(&vaai_backend_ops);
 	if (ret)
-		goto out_destroy_copy_wq;
+		goto out_destroy_clone_wq;
 	return 0;
 
+out_destroy_clone_wq:
+	destroy_workqueue(vaai_clone_wq);
 out_destroy_copy_wq:
 	destroy_workqueue(vaai_copy_wq);
 out_destroy_wq:
@@ -203,6 +223,7 @@ out_cache_exit:
 static void __exit vaai_exit(void)
 {
 	target_backend_unregister(&vaai_backend_ops);
+	destroy_workqueue(vaai_clone_wq);
 	destroy_workqueue(vaai_copy_wq);
 	destroy_workqueue(vaai_wq);
 	/* vaai_free_rcu() callbacks must have run before the cache goes. */

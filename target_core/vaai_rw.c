@@ -31,6 +31,7 @@ struct vaai_io *vaai_io_alloc(struct se_cmd *cmd)
 		return NULL;
 	io->cmd = cmd;
 	io->vdev = to_vaai_dev(cmd->se_dev);
+	atomic64_inc(&io->vdev->stats.in_flight);
 	return io;
 }
 
@@ -83,6 +84,7 @@ void vaai_io_unlock(struct vaai_io *io)
 void vaai_io_finish(struct vaai_io *io)
 {
 	vaai_io_unlock(io);
+	atomic64_dec(&io->vdev->stats.in_flight);
 	kmem_cache_free(vaai_io_cache, io);
 }
 

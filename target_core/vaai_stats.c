@@ -38,6 +38,7 @@ VAAI_STAT(clone_failed);
 VAAI_STAT(clone_read_bytes);
 VAAI_STAT(clone_write_bytes);
 VAAI_STAT(rw_deferred);
+VAAI_STAT(in_flight);
 
 static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_tp_attr_soft_threshold,
@@ -57,6 +58,7 @@ static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_stat_attr_clone_read_bytes,
 	&vaai_stat_attr_clone_write_bytes,
 	&vaai_stat_attr_rw_deferred,
+	&vaai_stat_attr_in_flight,
 };
 
 /* LIO's SBC attributes followed by our settings and counters, NULL-terminated. */

@@ -53,6 +53,12 @@ def drop_caches():
         f.write("3\n")
 
 
+def cached_bytes(path):
+    """Bytes of path in the page cache (util-linux fincore)."""
+    out = sh("fincore", "--bytes", "--noheadings", "--output", "RES", path)
+    return int(out.split()[0])
+
+
 MODULE = os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko")
 
 

@@ -13,19 +13,13 @@ import time
 
 import pytest
 
-from conftest import MiB, SCRATCH, drop_caches, sh
+from conftest import MiB, SCRATCH, cached_bytes, drop_caches, sh
 from scsi import expect_good, read_blocks, write_blocks
 from vaai.export import find_disk
 
 
 def io_mode(lun):
     return lun.so.get_attribute("io_mode")
-
-
-def cached_bytes(path):
-    """Bytes of path in the page cache (util-linux fincore)."""
-    out = sh("fincore", "--bytes", "--noheadings", "--output", "RES", path)
-    return int(out.split()[0])
 
 
 def dd(*args, data=None):
