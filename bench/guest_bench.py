@@ -255,6 +255,7 @@ def main():
         "rounds": args.rounds,
         "runtime_s": args.runtime,
         "lun_bytes": LUN_BYTES,
+        "fabrics": list(args.fabric or FABRICS),
         "sides": {"file": {"lio": "target_core_file (write_back=0)",
                            "lio-aio": "target_core_file (write_back=0, async_io=1)"},
                   "bdev": {"lio": "target_core_iblock"}},

@@ -63,12 +63,9 @@ the same boot.
   direct I/O), `target_core_file` buffered (LIO fileio, `write_back=0`) and
   `target_core_file` with `async_io=1`; on the block store, ours and
   `target_core_iblock`.  Write cache off everywhere.
-- Fabrics: tcm_loop, and iSCSI over 127.0.0.1 with the `esxi` TPG profile
-  (CmdSN window 128) and open-iscsi queueing 128 commands per LUN.  All
-  sides of a store are exported at once.
+- Fabrics: {fabrics}.  All sides of a store are exported at once.
 - fio {{libaio, O_DIRECT}} on the guest's /dev/sdX, one job, {runtime} s per
-  run after 1 s of warm-up; {rounds} rounds, rotating which side runs first;
-  each figure is the median of the rounds.
+  run after 1 s of warm-up; {rounds}.
 - Mixed workloads (randrw70: 70 % reads; randrw90, the database profile)
   count reads and writes together; their p99 is the worse direction's.
 - CPU/IO: busy CPU time of the whole guest (all of /proc/stat but idle and
@@ -121,6 +118,11 @@ def row(r):
     return "| %s |" % " | ".join(cells)
 
 
+FABRIC_TEXT = {
+    "loop": "tcm_loop",
+    "iscsi": "iSCSI over 127.0.0.1 with the `esxi` TPG profile (CmdSN window "
+             "128) and open-iscsi queueing 128 commands per LUN",
+}
 STORE_TITLE = {"file": "file store (XFS on a RAM disk)",
                "bdev": "block store (RAM disk)"}
 FABRIC_TITLE = {"loop": "tcm_loop", "iscsi": "iSCSI"}
@@ -148,8 +150,15 @@ def targets(rows):
 
 def render_data(data, plots):
     m = data["meta"]
+    ran = {r["fabric"] for r in data["results"]}
+    fabrics = [FABRIC_TEXT[f] for f in m.get("fabrics", [f for f in FABRIC_TEXT if f in ran])]
+    rounds = ("one round: each figure is a single run (ratios move by about "
+              "±10 % between runs)" if m["rounds"] == 1 else
+              "%d rounds, rotating which side runs first; each figure is the "
+              "median of the rounds" % m["rounds"])
     text = DATA.format(date=m["date"], kernel=m["kernel"], lun_mib=m["lun_bytes"] >> 20,
-                       runtime=m["runtime_s"], rounds=m["rounds"])
+                       runtime=m["runtime_s"], rounds=rounds,
+                       fabrics=", and ".join(fabrics))
     rows = [r for r in data["results"] if r.get("table", True)]
     for fabric in ("loop", "iscsi"):
         for store in ("file", "bdev"):
@@ -255,11 +264,12 @@ identification CSCD descriptors and one block-to-block segment, as ESXi
 sends them. The commands are built beforehand and sent by a small C
 program (`bench/sgloop.c`, one SG_IO each), whose own clock times them: in
 this emulated guest an SG_IO call from Python costs about as much as the
-command's trip through tcm_loop, and is no part of either target. LIO is `target_core_file` (write_back=0, XCOPY on by default),
+command's trip through tcm_loop, and is no part of either target. LIO is
+`target_core_file` (write_back=0, XCOPY on by default),
 which copies with its own READs and WRITEs of up to 8 MiB, one at a time.
-Ours hands the copy to the file system (`vfs_copy_file_range`): XFS shares
-the extents (reflink); ext4 cannot, so the kernel splices page cache to page
-cache, 1 MiB chunks four at a time (docs/xcopy.md). **host** is the copy
+Ours shares the extents where the file system can (XFS reflink, through
+`vfs_copy_file_range`); on ext4 it moves 1 MiB chunks with direct I/O, four
+at a time (docs/xcopy.md). **host** is the copy
 without the offload, on our LUNs: `dd iflag=direct oflag=direct bs={host_mib}M`
 from one /dev/sdX to the other (or to the second half of the same one),
 timed once per copy and shown beside both command sizes.
@@ -323,9 +333,10 @@ def render_clone(data):
                         kernel=m.get("kernel", "?")) + "\n".join(rows) + "\n"
     skipped = m.get("skipped", [])
     if skipped:
+        budget = ("%d s of guest time" % m["budget_s"] if m.get("budget_s")
+                  else "the run's budget of guest time")
         text += ("\nNot measured (a small run per file system first estimates the "
-                 "rest, which must fit in %d s of guest time and in its memory):\n\n"
-                 % m["budget_s"])
+                 "rest, which must fit in %s and in its memory):\n\n" % budget)
         text += "".join("- %s, %s: %s\n" % (s["fs"], size_label(s["size"]), s["reason"])
                         for s in skipped)
     return text
@@ -382,7 +393,7 @@ def merge_clone(runs):
         dates.append("%s (%s)" % (run["meta"].get("date", "?"), ", ".join(fss)))
     first = runs[0]["meta"]
     meta = dict(first, date="; ".join(dates),
-                budget_s=max(r["meta"].get("budget_s", 0) for r in runs),
+                budget_s=None,        # each skip says its own boot's
                 skipped=[s for r in runs for s in r["meta"].get("skipped", [])])
     return {"meta": meta, "results": [row for r in runs for row in r["results"]]}
 
