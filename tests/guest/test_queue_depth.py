@@ -11,7 +11,6 @@ leaves room for the reads between completion and fio's next submission.
 (fio's mean latency says the same for the direct and block paths, but not
 for buffered reads, which also wait for pages other reads are filling.)"""
 import contextlib
-import json
 import os
 import subprocess
 import time
