@@ -249,30 +249,41 @@ def exported(who, files):
             so.delete()
 
 
-def xcopy_clone(luns, layout, cmd_bytes):
-    """The copy as ESXi sends it: one EXTENDED COPY per cmd_bytes, to the
-    source LUN, each naming source and destination by identification CSCD
-    descriptors and holding one block-to-block segment; sent one at a time
-    by sgloop, whose own clock gives the seconds (the lists are built
-    before)."""
-    src, dst = luns[0], luns[-1]
+def sgloop(sg, cmds):
+    """Send [(cdb, data-out)] one at a time through bench/sgloop.c: the
+    seconds they took, by its own clock."""
+    path = "/run/vaai-sgloop.cmds"
+    with open(path, "wb") as f:
+        for cdb, data in cmds:
+            f.write(struct.pack("<B", len(cdb)) + cdb + struct.pack("<I", len(data)) + data)
+    try:
+        return float(sh(SGLOOP, sg, path))
+    finally:
+        os.unlink(path)
+
+
+def xcopy_cmds(src, dst, cmd_bytes, nbytes, dst_off=0):
+    """EXTENDED COPY commands as ESXi sends them: one per cmd_bytes of the
+    first nbytes of src, to dst at dst_off, each naming both LUNs by
+    identification CSCD descriptors and holding one block-to-block segment."""
     bs = src.block_size
     per_cmd = cmd_bytes // bs
     assert 0 < per_cmd <= 0xFFFF, "NUMBER OF BLOCKS is 16 bits: %d" % per_cmd
     cscds = [cscd_e4(src.naa, bs), cscd_e4(dst.naa, dst.block_size)]
-    nblocks, dst_lba = layout.size // bs, layout.dst_off // bs
-    path = "/run/vaai-clone.cmds"
-    with open(path, "wb") as f:
-        for lba in range(0, nblocks, per_cmd):
-            n = min(per_cmd, nblocks - lba)
-            params = xcopy_list(cscds, [seg_b2b(0, 1, n, lba, dst_lba + lba)])
-            cdb = cdb_xcopy(len(params))
-            f.write(struct.pack("<B", len(cdb)) + cdb +
-                    struct.pack("<I", len(params)) + params)
-    try:
-        return float(sh(SGLOOP, src.sg, path))
-    finally:
-        os.unlink(path)
+    nblocks, dst_lba = nbytes // bs, dst_off // bs
+    cmds = []
+    for lba in range(0, nblocks, per_cmd):
+        n = min(per_cmd, nblocks - lba)
+        params = xcopy_list(cscds, [seg_b2b(0, 1, n, lba, dst_lba + lba)])
+        cmds.append((cdb_xcopy(len(params)), params))
+    return cmds
+
+
+def xcopy_clone(luns, layout, cmd_bytes):
+    """The copy as ESXi sends it, the commands built before and timed by
+    sgloop: its seconds."""
+    return sgloop(luns[0].sg, xcopy_cmds(luns[0], luns[-1], cmd_bytes,
+                                         layout.size, layout.dst_off))
 
 
 def host_copy(luns, layout):

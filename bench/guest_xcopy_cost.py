@@ -16,16 +16,14 @@ import argparse
 import json
 import os
 import platform
-import struct
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from guest_clone import FS_MNT, SGLOOP, Pattern, exported, punch  # noqa: E402
+from guest_clone import FS_MNT, Pattern, exported, punch, sgloop, xcopy_cmds  # noqa: E402
 from guestlib import drop_caches, fs_on_brd, sh  # noqa: E402
-from scsi import cdb_xcopy, cscd_e4, seg_b2b, xcopy_list  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.params import parse_size  # noqa: E402
 
@@ -33,26 +31,8 @@ TUR = bytes(6)
 
 
 def send(sg, cmds):
-    """Seconds per command, as sgloop times them."""
-    path = "/run/vaai-cost.cmds"
-    with open(path, "wb") as f:
-        for cdb, data in cmds:
-            f.write(struct.pack("<B", len(cdb)) + cdb + struct.pack("<I", len(data)) + data)
-    try:
-        return float(sh(SGLOOP, sg, path)) / len(cmds)
-    finally:
-        os.unlink(path)
-
-
-def xcopies(luns, src_dst, cmd, size):
-    src, dst = luns[src_dst[0]], luns[src_dst[1]]
-    cscds = [cscd_e4(src.naa, src.block_size), cscd_e4(dst.naa, dst.block_size)]
-    per = cmd // src.block_size
-    out = []
-    for lba in range(0, size // src.block_size, per):
-        params = xcopy_list(cscds, [seg_b2b(0, 1, per, lba, lba)])
-        out.append((cdb_xcopy(len(params)), params))
-    return out
+    """Seconds per command."""
+    return sgloop(sg, cmds) / len(cmds)
 
 
 def main():
@@ -71,8 +51,8 @@ def main():
         with exported("ours", [src, dst]) as luns:
             n = size // cmd
             res["tur"] = send(luns[0].sg, [(TUR, b"")] * n)
-            res["noop"] = send(luns[0].sg, xcopies(luns, (0, 0), cmd, size))
-            clones = xcopies(luns, (0, 1), cmd, size)
+            res["noop"] = send(luns[0].sg, xcopy_cmds(luns[0], luns[0], cmd, size))
+            clones = xcopy_cmds(luns[0], luns[1], cmd, size)
             so = VaaiStorageObject("clone_ours_1")     # the destination's
             for wc in ("1", "0"):
                 so.set_attribute("emulate_write_cache", wc)

@@ -288,6 +288,12 @@ static int vaai_copy_clone(struct vaai_copy_job *job, loff_t *done)
 	return 0;
 }
 
+/* A segment of no bytes, or onto itself: nothing to move. */
+static bool vaai_copy_nothing(const struct vaai_copy_job *job)
+{
+	return !job->len || (job->src == job->dst && job->src_pos == job->dst_pos);
+}
+
 static bool vaai_copy_overlap(struct vaai_copy_job *job)
 {
 	return job->src == job->dst &&
@@ -326,7 +332,7 @@ static int vaai_copy_segment(struct vaai_xcopy *xc, const struct vaai_xseg *s)
 	loff_t done;
 	int ret;
 
-	if (!job.len || (job.src == job.dst && job.src_pos == job.dst_pos))
+	if (vaai_copy_nothing(&job))
 		return 0;
 	job.how = vaai_copy_choose(&job);
 	job.serial = vaai_copy_overlap(&job);
@@ -417,9 +423,8 @@ static bool vaai_copy_only_clones(struct vaai_xcopy *xc)
 			.len = s->len,
 		};
 
-		if (!job.len || (job.src == job.dst && job.src_pos == job.dst_pos))
-			continue;
-		if (vaai_copy_choose(&job) != VAAI_COPY_CLONE)
+		if (!vaai_copy_nothing(&job) &&
+		    vaai_copy_choose(&job) != VAAI_COPY_CLONE)
 			return false;
 	}
 	return true;
