@@ -13,6 +13,7 @@ CORE = "/sys/kernel/config/target/core"
 
 # The module's counter files, in display order: (file suffix, esxtop column).
 COUNTERS = (
+    ("in_flight", "ACTV"),
     ("ats", "ATS"),
     ("ats_miscompare", "ATSF"),
     ("ats_failed", "ATS_ERR"),
@@ -27,7 +28,11 @@ COUNTERS = (
     ("unmap", "UNMAP"),
     ("unmap_failed", "UNMAP_F"),
     ("unmap_blocks", None),
+    ("rw_deferred", None),
 )
+
+# Files that hold a level, not a running count.
+GAUGES = ("in_flight",)
 
 # What each rate column moves per second, in MB (10^6 bytes, as esxtop).
 RATES = (
@@ -38,6 +43,9 @@ RATES = (
 )
 
 HELP = {
+    "in_flight": "requests at the backing store now (esxtop ACTV)",
+    "rw_deferred": "file-store READ and WRITE commands that could not be issued "
+                   "without blocking and went to the workqueue",
     "ats": "COMPARE AND WRITE commands completed (esxtop ATS)",
     "ats_miscompare": "COMPARE AND WRITE commands that miscompared (ATSF)",
     "ats_failed": "COMPARE AND WRITE commands failed other than by a miscompare",
@@ -122,15 +130,17 @@ def _label(value):
 
 
 def prometheus(counters):
-    """The Prometheus text exposition format (version 0.0.4): one counter
-    family per statistic, a `backstore` label per LUN."""
+    """The Prometheus text exposition format (version 0.0.4): one family
+    per statistic (a counter, or a gauge for in_flight), a `backstore` label
+    per LUN."""
     keys = [k for k, _ in COUNTERS if not k.endswith("_blocks")] + \
         ["zero_bytes", "unmap_bytes"]
     out = []
     for key in keys:
-        metric = "vaai_%s_total" % key
+        gauge = key in GAUGES
+        metric = "vaai_%s%s" % (key, "" if gauge else "_total")
         out.append("# HELP %s %s" % (metric, HELP[key]))
-        out.append("# TYPE %s counter" % metric)
+        out.append("# TYPE %s %s" % (metric, "gauge" if gauge else "counter"))
         for name, c in sorted(counters.items()):
             out.append('%s{backstore="%s"} %d' % (metric, _label(name), c[key]))
     return "\n".join(out) + "\n"

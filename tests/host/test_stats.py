@@ -56,11 +56,12 @@ def test_rates_are_mb_per_second_between_readings():
 
 
 def test_table_uses_esxtop_columns_and_aligns():
-    text = stats.table({"ds1": counters(ats=12345, ats_miscompare=2),
+    text = stats.table({"ds1": counters(ats=12345, ats_miscompare=2, in_flight=7),
                         "a-much-longer-name": counters()})
     lines = text.splitlines()
     head = lines[0].split()
-    assert head[:4] == ["BACKSTORE", "ATS", "ATSF", "ATS_ERR"]
+    assert head[:5] == ["BACKSTORE", "ACTV", "ATS", "ATSF", "ATS_ERR"]
+    assert "rw_deferred" not in text        # not an esxtop column
     for col in ("ZERO", "ZERO_F", "CLONE_RD", "CLONE_WR", "CLONE_F", "UNMAP", "UNMAP_F"):
         assert col in head
     assert "MBC_RD/s" not in head
@@ -69,6 +70,7 @@ def test_table_uses_esxtop_columns_and_aligns():
             [m.end() for m in re.finditer(r"\S+", lines[0])][1:]
     row = dict(zip(head, lines[2].split()))     # rows sorted by name
     assert row["BACKSTORE"] == "ds1" and row["ATS"] == "12345" and row["ATSF"] == "2"
+    assert row["ACTV"] == "7"
 
 
 def test_table_with_rates_shows_dashes_for_new_luns():
@@ -94,7 +96,8 @@ def parse_prometheus(text):
     for line in text.splitlines():
         if line.startswith("# TYPE "):
             _, _, metric, kind = line.split(" ")
-            assert kind == "counter"
+            # a counter's name ends in _total; the one gauge's does not
+            assert kind == ("counter" if metric.endswith("_total") else "gauge"), line
             declared.add(metric)
         elif line.startswith("# HELP "):
             continue
@@ -109,12 +112,15 @@ def parse_prometheus(text):
 
 def test_prometheus_exposition_has_one_family_per_counter():
     text = stats.prometheus({"ds1": counters(ats=5, clone_write_bytes=1 << 30,
-                                             zero_bytes=4096),
+                                             zero_bytes=4096, in_flight=3,
+                                             rw_deferred=9),
                              'odd"name': counters()})
     got = parse_prometheus(text)
     assert got[("vaai_ats_total", "ds1")] == 5
     assert got[("vaai_clone_write_bytes_total", "ds1")] == 1 << 30
     assert got[("vaai_zero_bytes_total", "ds1")] == 4096
     assert ("vaai_zero_blocks_total", "ds1") not in got
+    assert got[("vaai_in_flight", "ds1")] == 3
+    assert got[("vaai_rw_deferred_total", "ds1")] == 9
     assert ("vaai_ats_total", 'odd\\"name') in got
     assert text.endswith("\n")
