@@ -92,7 +92,7 @@ build/bench/sgloop: bench/sgloop.c
 bench: deps build/bench/sgloop
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G --log build/vm/bench-console.log \
-		--timeout 7200 -- bench/guest-bench.sh
+		--timeout 10800 -- bench/guest-bench.sh
 	$(PYTHON) bench/report.py --data build/bench/results.json --thin build/bench/thin.json \
 		--caw build/bench/caw.json --clone build/bench/clone.json \
 		docs/benchmarks.md
