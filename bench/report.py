@@ -68,6 +68,9 @@ the same boot.
   run after 1 s of warm-up; {rounds}.
 - Mixed workloads (randrw70: 70 % reads; randrw90, the database profile)
   count reads and writes together; their p99 is the worse direction's.
+- Latency, mean and p99, is fio's `lat`: from submission to completion.
+  (fio's `clat` leaves out the time inside io_submit, which is most of it
+  when the target completes a command before io_submit returns.)
 - CPU/IO: busy CPU time of the whole guest (all of /proc/stat but idle and
   iowait) over the middle of the run (from the end of the warm-up second to
   half a second before the end), divided by the I/Os the initiator's disk
