@@ -9,6 +9,8 @@ from conftest import MiB
 from scsi import (ILLEGAL_REQUEST, MISCOMPARE, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
 
+XFS = True      # also on a file on XFS: the medium read with direct I/O
+
 
 def cdb_verify(kind, lba, nblocks, bytchk, flags=0):
     b1 = flags | (bytchk << 1)

@@ -12,6 +12,7 @@ from thin import allocated, stat
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
+XFS = True      # also on a file on XFS: patterns written with direct I/O
 
 INVALID_FIELD_IN_CDB = (0x24, 0x00)
 LBA_OUT_OF_RANGE = (0x21, 0x00)
