@@ -1,8 +1,9 @@
 """VAAI counters per backstore, the way esxtop's VAAI view shows them.
 
 The module keeps one counter per file in each device's attrib/ directory
-(attrib/stats_*).  This module reads them, turns two readings into rates,
-and renders a table, JSON or the Prometheus text format.  Reading takes a
+(attrib/stats_*; stats_in_flight is a gauge).  This module reads them,
+turns two readings into rates, and renders a table, JSON or the Prometheus
+text format.  Reading takes a
 configfs root so the host tests can point it at a fake tree.
 """
 import glob
