@@ -94,7 +94,12 @@ fi
 
 say "building bzImage and modules with -j$JOBS at nice 19; log: $top/build.log"
 start=$(date +%s)
-nice -n 19 make -j"$JOBS" bzImage modules > "$top/build.log" 2>&1 || {
+# nice alone does not yield to a VM started from another session: with
+# autogroup scheduling, nice ranks tasks only within their session's group.
+# A session of its own, with that group's nice at 19 too, does.
+setsid -w sh -c 'echo 19 > /proc/self/autogroup 2>/dev/null
+	exec nice -n 19 make -j"$1" bzImage modules' sh "$JOBS" \
+	> "$top/build.log" 2>&1 || {
 	tail -n 30 "$top/build.log" >&2
 	say "build failed; log: $top/build.log"
 	exit 1
