@@ -69,7 +69,7 @@ test-guest: module
 # The sanitizer kernel: built once into /var/cache/vaai/debug-kernel by
 # tests/vm/debug-kernel.sh, which prints the tree (and installs only the
 # packages the build needs; `make deps` the rest, as for test-guest).
-# Software-emulated and instrumented, the guest runs six to seven times
+# Software-emulated and instrumented, the guest runs five to nine times
 # slower: more time, and memory for KASAN's shadow.
 DEBUG_TIMEOUT ?= 21600
 

@@ -186,7 +186,10 @@ static void vaai_file_direct_work(struct vaai_io *io);
  * held, before the write is issued, rather than send that write to the
  * workqueue.  It is a short transaction where the file system has them and
  * may wait for log space, as upstream LIO's writes do every time.  Should it
- * fail, the write does it itself, or fails.
+ * fail, the write does it itself, or fails.  The write reads the clock
+ * again: if the tick moved on during the update, it refuses too, and is
+ * deferred like any other refusal (rare on a 250 Hz kernel; most writes on
+ * a slow debug kernel at 1000 Hz, where the update can outlast a tick).
  */
 static void vaai_file_touch(struct file *file)
 {
