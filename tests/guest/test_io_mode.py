@@ -202,20 +202,21 @@ def rw_deferred(so):
     return int(so.get_attribute("stats_rw_deferred"))
 
 
-CLOCK_REALTIME_COARSE = 5     # Linux's; the clock file systems stamp files with
+# The tick of the clock file systems stamp files with (CLOCK_REALTIME_COARSE,
+# 5 on Linux): the kernel's jiffy.
+TICK = time.clock_getres(5)
 
 
 def tick_overrun_odds(path, samples=15):
-    """How often a timestamp update of path outlasts what is left of the
-    clock tick it read: the median time of one (utime, a transaction like
-    the one a write's mtime update makes) over the tick of the coarse
-    clock, the kernel's jiffy."""
+    """About how often a timestamp update of path outlasts what is left of
+    the tick it read: the median time of one (utime, a transaction like the
+    one a write's mtime update makes) over TICK."""
     took = []
     for _ in range(samples):
         start = time.perf_counter()
         os.utime(path)
         took.append(time.perf_counter() - start)
-    return statistics.median(took) / time.clock_getres(CLOCK_REALTIME_COARSE)
+    return statistics.median(took) / TICK
 
 
 def test_direct_rewrites_that_move_the_mtime_stay_off_the_workqueue(xfs_lun):
@@ -246,12 +247,10 @@ def test_direct_rewrites_that_move_the_mtime_stay_off_the_workqueue(xfs_lun):
     deferred = rw_deferred(so) - before
     assert os.stat(path).st_mtime > 1000000000
     assert expect_good(read_blocks(sg, 0, 128, 512)).data == data
-    # measured afterwards: its transactions would keep the log busy for the writes
-    odds = tick_overrun_odds(path)
+    odds = tick_overrun_odds(path)     # after the writes, not beside them
     if odds > 0.1:
         pytest.skip("a timestamp update takes %.1f ticks of %g ms here; %d of "
-                    "16 writes deferred" % (odds, 1000 * time.clock_getres(
-                        CLOCK_REALTIME_COARSE), deferred))
+                    "16 writes deferred" % (odds, 1000 * TICK, deferred))
     assert deferred <= 8, "%d of 16 deferred (an update takes %.2f ticks)" % (deferred, odds)
 
 
