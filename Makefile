@@ -93,7 +93,8 @@ bench: deps build/bench/sgloop
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G --log build/vm/bench-console.log \
 		--timeout 10800 -- bench/guest-bench.sh
-	$(PYTHON) bench/report.py --data build/bench/results.json --thin build/bench/thin.json \
+	$(PYTHON) bench/report.py --data build/bench/results.json \
+		--profile build/bench/profile.json --thin build/bench/thin.json \
 		--caw build/bench/caw.json --clone build/bench/clone.json \
 		docs/benchmarks.md
 

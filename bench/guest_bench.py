@@ -91,14 +91,9 @@ def cpu_per_io(disk, bs, runtime, proc):
     of fio's timed part: from its ramp second's end until half a second
     before the end, counting the I/Os the disk completed meanwhile.  fio's
     own start-up and exit (seconds of CPU in an emulated guest) stay out.
-    fio has started once the disk moved more than a few of its blocks (a
-    udev probe reads a few KiB); None if it never did."""
-    start = disk_bytes(disk)
-    deadline = time.monotonic() + 60
-    while disk_bytes(disk) - start < 8 * size_bytes(bs):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            return None
-        time.sleep(0.02)
+    None if fio never started."""
+    if not fio_started(disk, bs, proc, disk_bytes(disk)):
+        return None
     time.sleep(1.1)
     t0, bytes0 = busy_ticks(), disk_bytes(disk)
     time.sleep(runtime - 0.6)
@@ -125,12 +120,29 @@ def _merge(job):
     }
 
 
-def fio(disk, opts, runtime):
+def fio_argv(disk, opts, runtime):
+    """fio on disk for runtime seconds after 1 s of warm-up, JSON out."""
     argv = ["fio", "--name=bench", "--filename=%s" % disk, "--ioengine=libaio",
             "--direct=1", "--time_based", "--runtime=%d" % runtime,
             "--ramp_time=1", "--size=%d" % LUN_BYTES, "--randrepeat=0",
             "--norandommap", "--lat_percentiles=1", "--output-format=json"]
-    argv += ["--%s=%s" % kv for kv in opts.items()]
+    return argv + ["--%s=%s" % kv for kv in opts.items()]
+
+
+def fio_started(disk, bs, proc, start):
+    """Wait until fio has moved more than a few of its blocks on disk since
+    it read start bytes (a udev probe reads a few KiB); False if it never
+    did."""
+    deadline = time.monotonic() + 60
+    while disk_bytes(disk) - start < 8 * size_bytes(bs):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def fio(disk, opts, runtime):
+    argv = fio_argv(disk, opts, runtime)
     # no probe of a new or just-closed disk inside the measured window
     sh("udevadm", "settle")
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)

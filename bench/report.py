@@ -1,8 +1,8 @@
 """Render bench results (JSON from guest_bench.py, guest_thin.py,
-guest_caw.py and guest_clone.py) as docs/benchmarks.md.
+guest_caw.py, guest_clone.py and guest_profile.py) as docs/benchmarks.md.
 
-    report.py [--data RESULTS.json] [--thin THIN.json] [--caw CAW.json]
-              [--clone CLONE.json] OUT.md
+    report.py [--data RESULTS.json] [--profile PROFILE.json] [--thin THIN.json]
+              [--caw CAW.json] [--clone CLONE.json] OUT.md
 
 Each section given is rendered anew (the data path with its plots, PNG
 files beside OUT.md); the sections not given are kept from OUT.md as they
@@ -15,6 +15,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from report_profile import render_profile  # noqa: E402
 
 HEADER = """# Benchmarks
 
@@ -31,15 +33,23 @@ point.  Each section below was measured in one boot, whose date it gives.
 boots the VM once (`tests/vm/run.py`, 12 GiB of guest memory for the RAM
 disks), runs `bench/guest-bench.sh` inside it (data path, thin provisioning,
 ATS, full copy; the data path alone is 3 rounds of 180 fio runs, 3 s each
-after 1 s of warm-up) and renders this page with
-`bench/report.py` from `build/bench/*.json`.  One part alone, e.g. the data
+after 1 s of warm-up, and its profile about 25 minutes) and renders this
+page with `bench/report.py` from `build/bench/*.json`.  One part alone, e.g. the data
 path: `tests/vm/run.py --mem 12G -- /usr/bin/python3 bench/guest_bench.py
 build/bench/results.json`, then `bench/report.py --data
 build/bench/results.json docs/benchmarks.md`, which replaces that section
 and its plots and keeps the others as they were.  The full copy sends its
 commands with `build/bench/sgloop` (`make build/bench/sgloop`; `make bench`
 builds it); `--clone` may be given once per boot, each boot's JSON holding
-other file systems (`guest_clone.py --fs xfs`, then `--fs ext4`).  Where one
+other file systems (`guest_clone.py --fs xfs`, then `--fs ext4`).  The
+full-copy table (both file systems, 1 and 4 GiB) took 62 minutes of guest
+time in one boot (`--budget 3600`; `make bench` gives it 4000 s, as a size
+starts only if its estimate fits what is left).  Where the data path's CPU
+time goes: `tests/vm/run.py --mem 12G -- /usr/bin/python3
+bench/guest_profile.py build/bench/profile.json` (Debian's `linux-perf`,
+which `tests/vm/deps.sh` installs), then `bench/report.py --profile
+build/bench/profile.json docs/benchmarks.md`; perf script's text of each
+run stays in `build/bench/profile/`.  Where one
 EXTENDED COPY's time goes: `tests/vm/run.py --mem 6G -- /usr/bin/python3
 bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
 
@@ -347,8 +357,8 @@ def render_clone(data):
 
 # The page's sections in order.  "analysis" is written by hand (where the
 # time goes, from profiling the guest) and only ever kept.
-SECTIONS = ("data", "analysis", "thin", "caw", "clone")
-RENDERED = ("data", "thin", "caw", "clone")
+SECTIONS = ("data", "profile", "analysis", "thin", "caw", "clone")
+RENDERED = ("data", "profile", "thin", "caw", "clone")
 
 
 def marked(name, text):
@@ -370,13 +380,15 @@ def kept_sections(path):
     return out
 
 
-def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=()):
+def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=(),
+           profile=None):
     """The page: the sections given rendered anew, the others from kept
     (section name -> marked text of an earlier page)."""
     sections = dict(kept or {})
     if data:
         sections["data"] = marked("data", render_data(data, plots))
-    for name, fn, d in (("thin", render_thin, thin), ("caw", render_caw, caw),
+    for name, fn, d in (("profile", render_profile, profile),
+                        ("thin", render_thin, thin), ("caw", render_caw, caw),
                         ("clone", render_clone, clone)):
         if d:
             sections[name] = marked(name, fn(d))

@@ -1,15 +1,15 @@
 #!/bin/sh
 # Install what the build, the VM harness, the tests and the demo need on a
 # Debian 12 host (clang-14 and its runtimes: libFuzzer and the sanitizers
-# for tests/fuzz; matplotlib for the benchmark plots).  Idempotent: a second
-# run installs nothing.
+# for tests/fuzz; matplotlib for the benchmark plots, linux-perf for their
+# profile).  Idempotent: a second run installs nothing.
 set -eu
 
 PKGS="build-essential linux-image-amd64 linux-headers-amd64 qemu-system-x86
       busybox-static kmod udev python3 python3-venv python3-pip python3-pytest
       python3-rtslib-fb targetcli-fb sg3-utils ddpt open-iscsi fio xfsprogs
       btrfs-progs fcoe-utils iproute2 dmsetup e2fsprogs clang-14
-      libclang-rt-14-dev python3-matplotlib"
+      libclang-rt-14-dev python3-matplotlib linux-perf"
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42
 

@@ -1,0 +1,270 @@
+"""Where a data-path run's CPU time goes, side by side: perf in the guest.
+
+Each workload runs with fio on each side of a store, set up as
+guest_bench.py sets them up (over tcm_loop), while `perf record -a -g`
+samples every CPU at a fixed period of the cpu-clock, idle or not.  Each
+sample is put in one bucket by the code it was taken in (the backend, LIO's
+core, tcm_loop, XFS, the rest of the kernel, fio, idle); a bucket's share
+of the samples times the CPUs, over the I/Os completed per second in the
+same window, is its CPU time per I/O.  The samples whose call chain passes
+through the backend module give its inclusive cost (the file system and
+block layer work it calls included), and those through any of the target's
+modules (LIO's core, tcm_loop, the backend) the target's.  perf's own
+samples are left out.  perf script's text of each run is kept in OUT/.
+
+    guest_profile.py OUT.json [--workload NAME ...] [--store file|bdev]
+                     [--seconds 5]
+"""
+import argparse
+import bisect
+import collections
+import gzip
+import json
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import guest_bench as gb  # noqa: E402
+
+PERIOD_NS = 2000000          # a sample every 2 ms of each CPU's time
+DEFAULT_WORKLOADS = ("4k-randread-qd32", "4k-randwrite-qd32", "4k-randrw70-qd32")
+BACKENDS = ("target_core_vaai", "target_core_file", "target_core_iblock")
+# Kernel modules with a bucket of their own; the rest is "kernel".
+MODULES = {"target_core_mod": "LIO core", "tcm_loop": "tcm_loop", "xfs": "xfs"}
+IDLE = re.compile(r"^(native_safe_halt|default_idle|arch_cpu_idle|"
+                  r"default_idle_call|do_idle|cpu_idle|cpuidle|acpi_idle|"
+                  r"mwait_idle|poll_idle|cpu_startup_entry|pv_native_safe_halt)")
+# A chain through any of these is the target's work (tcm_loop's submission
+# and completion included).
+TARGET = BACKENDS + ("target_core_mod", "tcm_loop")
+BUCKETS = ("backend", "LIO core", "tcm_loop", "xfs", "kernel", "fio", "user")
+FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$")
+SAMPLE_TIME = re.compile(r"\s(\d+\.\d+):")
+
+
+def module_symbols(kallsyms="/proc/kallsyms"):
+    """Symbol -> module of every module's symbol the kernel lists.  perf
+    script names a module's function but, without the module's file where
+    it looks (the guest boots with the host's /lib/modules, and ours is
+    built in the tree), gives kernel.kallsyms as its dso."""
+    out = {}
+    with open(kallsyms) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 4 and fields[3].startswith("["):
+                out.setdefault(fields[2], fields[3].strip("[]"))
+    return out
+
+
+def parse_script(text, modsyms=None):
+    """perf script's samples (fields comm, time, ip, sym, dso, one call
+    chain each) as (comm, time, [(sym, dso), ...] leaf first); a kernel
+    frame whose symbol modsyms (module_symbols()) knows gets its module as
+    dso."""
+    modsyms = modsyms or {}
+    samples, head, chain = [], None, []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = FRAME.match(line)
+        if m and head is not None:
+            sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(2))
+            dso = os.path.basename(m.group(3).strip("[]"))
+            if dso == "kernel.kallsyms":
+                dso = modsyms.get(sym, dso)
+            chain.append((sym, dso))
+        elif not line[0].isspace():
+            if head is not None:
+                samples.append(head + (chain,))
+            t = SAMPLE_TIME.search(line)
+            head, chain = (line.split()[0], float(t.group(1)) if t else None), []
+    if head is not None:
+        samples.append(head + (chain,))
+    return samples
+
+
+def bucket(comm, chain):
+    """The bucket of one sample, by the frame it was taken in."""
+    if not chain:
+        return "kernel"
+    sym, dso = chain[0]
+    if IDLE.match(sym):
+        return "idle"
+    if dso in BACKENDS:
+        return "backend"
+    if dso in MODULES:
+        return MODULES[dso]
+    if dso == "kernel.kallsyms" or dso.endswith(".ko"):
+        return "kernel"
+    return "fio" if comm.startswith("fio") else "user"
+
+
+def attribute(samples, ncpus, iops):
+    """µs of CPU per I/O by bucket and by leaf symbol, from the samples of a
+    window in which the disk completed iops I/Os a second."""
+    mine = [(c, ch) for c, _, ch in samples if c != "perf"]
+    total = len(samples)
+    if not total or not iops:
+        return None
+
+    def us(n):
+        return n / total * ncpus * 1e6 / iops
+
+    by = collections.Counter(bucket(c, ch) for c, ch in mine)
+    syms = collections.Counter(ch[0] for c, ch in mine
+                               if ch and bucket(c, ch) != "idle")
+    under = sum(1 for c, ch in mine if any(d in BACKENDS for _, d in ch))
+    target = sum(1 for c, ch in mine if any(d in TARGET for _, d in ch))
+    return {
+        "samples": total,
+        "perf_samples": total - len(mine),
+        "busy_us_per_io": us(sum(n for b, n in by.items() if b != "idle")),
+        "idle_us_per_io": us(by["idle"]),
+        "buckets": {b: us(by[b]) for b in BUCKETS},
+        "under_backend_us_per_io": us(under),
+        "under_target_us_per_io": us(target),
+        "top": [{"sym": s, "dso": d, "us_per_io": us(n)}
+                for (s, d), n in syms.most_common(15)],
+    }
+
+
+def quiesce(disk, timeout=60):
+    """Wait until nothing moves on disk for half a second: the killed
+    fio's last commands done before the next side's window opens."""
+    deadline = time.monotonic() + timeout
+    last = gb.disk_bytes(disk)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = gb.disk_bytes(disk)
+        if now == last:
+            return
+        last = now
+    raise RuntimeError("%s still busy %d s after fio was killed" % (disk, timeout))
+
+
+class DiskRate:
+    """The bytes a disk has moved, read every 20 ms on a thread of its own:
+    the I/Os it completed between two CLOCK_MONOTONIC times."""
+
+    def __init__(self, disk):
+        self.disk, self.points = disk, []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.done.is_set():
+            self.points.append((time.monotonic(), gb.disk_bytes(self.disk)))
+            time.sleep(0.02)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+    def at(self, t):
+        """Bytes at time t, interpolated between the readings around it."""
+        pts = self.points
+        i = bisect.bisect_left(pts, (t,))
+        if i == 0 or i == len(pts):
+            raise ValueError("%.3f is outside the disk's readings" % t)
+        (t0, b0), (t1, b1) = pts[i - 1], pts[i]
+        return b0 + (b1 - b0) * (t - t0) / (t1 - t0)
+
+
+def profile(disk, opts, seconds, tmp, raw, modsyms):
+    """fio on disk with perf recording seconds of it, after fio's warm-up:
+    the samples, and the I/Os a second the disk completed between the
+    first and the last sample (perf's start-up, long in an emulated guest,
+    is left out by its clock).  perf script's text is kept in raw (gzip)."""
+    data = os.path.join(tmp, "perf.data")
+    gb.sh("udevadm", "settle")
+    # Runs until killed (perf's start-up takes what it takes), in a process
+    # group of its own: fio runs each job in a child, which must go too.
+    fio = subprocess.Popen(gb.fio_argv(disk, opts, 3600), stdout=subprocess.DEVNULL,
+                           start_new_session=True)
+    rate = DiskRate(disk)
+    try:
+        if not gb.fio_started(disk, opts["bs"], fio, gb.disk_bytes(disk)):
+            raise RuntimeError("fio did not start on %s" % disk)
+        time.sleep(1.1)
+        gb.sh("perf", "record", "-q", "-a", "-g", "-e", "cpu-clock",
+              "-c", str(PERIOD_NS), "-k", "monotonic", "-o", data,
+              "--", "sleep", str(seconds))
+        if fio.poll() is not None:
+            raise RuntimeError("fio ended while perf recorded: %d" % fio.returncode)
+    finally:
+        rate.stop()
+        os.killpg(fio.pid, signal.SIGKILL)
+        fio.wait()
+        quiesce(disk)
+    text = gb.sh("perf", "script", "-i", data, "-F", "comm,time,ip,sym,dso")
+    with gzip.open(raw, "wt") as f:
+        f.write(text)
+    samples = parse_script(text, modsyms)
+    times = [t for _, t, _ in samples if t is not None]
+    t0, t1 = min(times), max(times)
+    ios = (rate.at(t1) - rate.at(t0)) / gb.size_bytes(opts["bs"])
+    return samples, ios / (t1 - t0)
+
+
+def clocksource():
+    """What the guest's clock reads (each read of an emulated HPET is a
+    trip through the emulator)."""
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        return f.read().strip()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out")
+    p.add_argument("--workload", action="append", choices=sorted(gb.WORKLOADS))
+    p.add_argument("--store", default="file", choices=tuple(gb.SIDES))
+    p.add_argument("--seconds", type=int, default=5)
+    args = p.parse_args()
+    names = args.workload or list(DEFAULT_WORKLOADS)
+    ncpus = os.cpu_count()
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "kernel": platform.release(), "cpus": ncpus, "store": args.store,
+            "seconds": args.seconds, "period_ns": PERIOD_NS, "fabric": "loop",
+            "clocksource": clocksource()}
+    results = []
+    # perf script's text of each run, beside OUT.json, to be read again
+    raw_dir = os.path.splitext(args.out)[0]
+    os.makedirs(raw_dir, exist_ok=True)
+    with gb.xfs_on_brd(gb.FS_MNT, 1024 * 1024, rd_nr=3), \
+            tempfile.TemporaryDirectory() as tmp:
+        stores = gb.Stores()
+        ex = gb.Exported(stores, args.store, "loop")
+        try:
+            # every module loaded now: the backends, LIO, tcm_loop, xfs
+            modsyms = module_symbols()
+            with open(os.path.join(raw_dir, "modules.json"), "w") as f:
+                json.dump(modsyms, f)
+            for workload in names:
+                entry = {"workload": workload}
+                for who in gb.SIDES[args.store]:
+                    raw = os.path.join(raw_dir, "%s-%s.txt.gz" % (workload, who))
+                    samples, iops = profile(ex.disks[who], gb.WORKLOADS[workload][0],
+                                            args.seconds, tmp, raw, modsyms)
+                    entry[who] = dict(attribute(samples, ncpus, iops) or {}, iops=iops)
+                    print("%s %s: %.0f IOPS, %.0f busy µs/IO, %d samples" % (
+                        workload, who, iops, entry[who].get("busy_us_per_io", 0),
+                        len(samples)), flush=True)
+                results.append(entry)
+                gb.save(args.out, meta, results)
+        finally:
+            ex.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

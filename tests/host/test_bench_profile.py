@@ -1,0 +1,124 @@
+"""bench/guest_profile.py reads perf script's samples into CPU time per I/O
+by where it was spent; bench/report_profile.py renders that."""
+import os
+import sys
+
+import pytest
+
+BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
+sys.path.insert(0, BENCH)
+
+import guest_profile  # noqa: E402
+import report_profile  # noqa: E402
+
+# What `perf script -F comm,time,ip,sym,dso` prints for samples with call
+# chains: a header line, then one indented line per frame, leaf first.
+SCRIPT = """\
+fio  1234.500000: 
+\t ffffffffc0a1b2c3 vaai_file_submit_rw+0x23 ([target_core_vaai])
+\t ffffffffc0a00000 __target_execute_cmd ([target_core_mod])
+
+swapper     0 [001] 1234.502000: 
+\t ffffffff81000000 native_safe_halt+0x7 ([kernel.kallsyms])
+\t ffffffff81000010 default_idle ([kernel.kallsyms])
+
+fio  1234.504000: 
+\t ffffffffc0b00100 xfs_ilock ([xfs])
+\t ffffffffc0a1b2c3 vaai_file_direct_submit+0x40 ([target_core_vaai])
+
+fio  1234.506000: 
+\t 55555 fio_gettime (/usr/bin/fio)
+
+kworker/1:1  1234.508000: 
+\t ffffffff81000300 blk_mq_run_hw_queue ([kernel.kallsyms])
+\t ffffffffc0c00300 tcm_loop_queuecommand ([tcm_loop])
+
+perf  1234.510000: 
+\t ffffffff81000200 memcpy ([kernel.kallsyms])
+"""
+
+
+def test_parse_script_keeps_comm_time_and_chain():
+    samples = guest_profile.parse_script(SCRIPT)
+    assert len(samples) == 6
+    assert samples[0] == ("fio", 1234.5, [("vaai_file_submit_rw", "target_core_vaai"),
+                                          ("__target_execute_cmd", "target_core_mod")])
+    assert samples[1][0:2] == ("swapper", 1234.502)
+    assert samples[1][2][0] == ("native_safe_halt", "kernel.kallsyms")
+    assert samples[3][2] == [("fio_gettime", "fio")]
+    assert samples[5][0] == "perf"
+
+
+def test_attribute_splits_cpu_per_io_by_where_it_ran():
+    samples = guest_profile.parse_script(SCRIPT)
+    # 6 samples of 2 CPUs at 1000 I/Os a second: each sample is 1/6 of
+    # 2 ms of CPU per I/O, 333 µs.
+    got = guest_profile.attribute(samples, 2, 1000)
+    one = 2 * 1e6 / 1000 / 6
+    assert got["samples"] == 6 and got["perf_samples"] == 1
+    assert got["buckets"]["backend"] == pytest.approx(one)
+    assert got["buckets"]["xfs"] == pytest.approx(one)
+    assert got["buckets"]["fio"] == pytest.approx(one)
+    assert got["buckets"]["kernel"] == pytest.approx(one)
+    assert got["buckets"]["LIO core"] == 0
+    assert got["idle_us_per_io"] == pytest.approx(one)
+    # busy: all but idle and perf's own sample
+    assert got["busy_us_per_io"] == pytest.approx(4 * one)
+    # both samples with the backend in their chain, the xfs one included;
+    # the target's: those and the kernel one called from tcm_loop
+    assert got["under_backend_us_per_io"] == pytest.approx(2 * one)
+    assert got["under_target_us_per_io"] == pytest.approx(3 * one)
+    assert {t["sym"] for t in got["top"]} == {
+        "vaai_file_submit_rw", "xfs_ilock", "fio_gettime", "blk_mq_run_hw_queue"}
+
+
+def test_attribute_without_samples_or_io():
+    assert guest_profile.attribute([], 2, 1000) is None
+    assert guest_profile.attribute(guest_profile.parse_script(SCRIPT), 2, 0) is None
+
+
+def test_disk_rate_interpolates_and_refuses_outside_its_readings():
+    rate = guest_profile.DiskRate.__new__(guest_profile.DiskRate)
+    rate.points = [(10.0, 0), (10.5, 4096), (11.0, 4096 * 3)]
+    assert rate.at(10.25) == pytest.approx(2048)
+    assert rate.at(10.75) == pytest.approx(4096 * 2)
+    with pytest.raises(ValueError):
+        rate.at(9.0)
+    with pytest.raises(ValueError):
+        rate.at(11.5)
+
+
+def test_render_profile_table():
+    samples = guest_profile.parse_script(SCRIPT)
+    side = dict(guest_profile.attribute(samples, 2, 1000), iops=1000.0)
+    data = {"meta": {"date": "2026-11-25 03:00 UTC", "kernel": "6.1.0-56-amd64",
+                     "cpus": 2, "store": "file", "seconds": 5, "period_ns": 2000000},
+            "results": [{"workload": "4k-randwrite-qd32", "ours": side, "lio": side,
+                         "lio-aio": side}]}
+    text = report_profile.render_profile(data)
+    rows = [l for l in text.splitlines() if l.startswith("| 4k-randwrite-qd32 |")]
+    assert [r.split(" | ")[1] for r in rows] == ["ours", "LIO fileio", "LIO fileio async_io"]
+    cells = rows[0].strip("| ").split(" | ")
+    # IOPS, busy, backend, under backend, under target, LIO core
+    assert cells[2:8] == ["1000", "1333", "333.3", "667", "1000", "0"]
+    assert "every 2 ms" in text and "for 5 s" in text
+    assert "`vaai_file_submit_rw` 333.3" in text
+
+
+def test_module_frames_named_by_kallsyms(tmp_path):
+    """perf script without the module files calls every kernel frame
+    kernel.kallsyms; /proc/kallsyms says which are a module's."""
+    kallsyms = tmp_path / "kallsyms"
+    kallsyms.write_text("ffffffff81000300 T blk_mq_run_hw_queue\n"
+                        "ffffffffc0c00300 t tcm_loop_queuecommand\t[tcm_loop]\n"
+                        "ffffffffc0a00000 T __target_execute_cmd\t[target_core_mod]\n")
+    modsyms = guest_profile.module_symbols(str(kallsyms))
+    assert modsyms == {"tcm_loop_queuecommand": "tcm_loop",
+                       "__target_execute_cmd": "target_core_mod"}
+    text = ("kworker/0:1H  10.000000: \n"
+            "\t ffffffffc0c00300 tcm_loop_queuecommand ([kernel.kallsyms])\n"
+            "\t ffffffff81000300 blk_mq_run_hw_queue ([kernel.kallsyms])\n")
+    [(comm, t, chain)] = guest_profile.parse_script(text, modsyms)
+    assert chain == [("tcm_loop_queuecommand", "tcm_loop"),
+                     ("blk_mq_run_hw_queue", "kernel.kallsyms")]
+    assert guest_profile.bucket(comm, chain) == "tcm_loop"
