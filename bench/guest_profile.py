@@ -137,6 +137,18 @@ def attribute(samples, ncpus, iops):
     }
 
 
+def stop(fio):
+    """Stop fio and its job: SIGINT, which fio passes on to the job, a child
+    in a session of its own that killing fio alone would leave running."""
+    fio.send_signal(signal.SIGINT)
+    try:
+        fio.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        fio.kill()
+        fio.wait()
+        raise RuntimeError("fio did not stop on SIGINT")
+
+
 def quiesce(disk, timeout=60):
     """Wait until nothing moves on disk for half a second: the killed
     fio's last commands done before the next side's window opens."""
@@ -187,10 +199,8 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
     is left out by its clock).  perf script's text is kept in raw (gzip)."""
     data = os.path.join(tmp, "perf.data")
     gb.sh("udevadm", "settle")
-    # Runs until killed (perf's start-up takes what it takes), in a process
-    # group of its own: fio runs each job in a child, which must go too.
-    fio = subprocess.Popen(gb.fio_argv(disk, opts, 3600), stdout=subprocess.DEVNULL,
-                           start_new_session=True)
+    # Runs until stopped: perf's start-up takes what it takes.
+    fio = subprocess.Popen(gb.fio_argv(disk, opts, 3600), stdout=subprocess.DEVNULL)
     rate = DiskRate(disk)
     try:
         if not gb.fio_started(disk, opts["bs"], fio, gb.disk_bytes(disk)):
@@ -203,8 +213,7 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
             raise RuntimeError("fio ended while perf recorded: %d" % fio.returncode)
     finally:
         rate.stop()
-        os.killpg(fio.pid, signal.SIGKILL)
-        fio.wait()
+        stop(fio)
         quiesce(disk)
     text = gb.sh("perf", "script", "-i", data, "-F", "comm,time,ip,sym,dso")
     with gzip.open(raw, "wt") as f:

@@ -33,7 +33,7 @@ point.  Each section below was measured in one boot, whose date it gives.
 boots the VM once (`tests/vm/run.py`, 12 GiB of guest memory for the RAM
 disks), runs `bench/guest-bench.sh` inside it (data path, thin provisioning,
 ATS, full copy; the data path alone is 3 rounds of 180 fio runs, 3 s each
-after 1 s of warm-up, and its profile about 25 minutes) and renders this
+after 1 s of warm-up, and its profile about 12 minutes) and renders this
 page with `bench/report.py` from `build/bench/*.json`.  One part alone, e.g. the data
 path: `tests/vm/run.py --mem 12G -- /usr/bin/python3 bench/guest_bench.py
 build/bench/results.json`, then `bench/report.py --data
