@@ -10,7 +10,8 @@ same window, is its CPU time per I/O.  The samples whose call chain passes
 through the backend module give its inclusive cost (the file system and
 block layer work it calls included), and those through any of the target's
 modules (LIO's core, tcm_loop, the backend) the target's.  perf's own
-samples are left out.  perf script's text of each run is kept in OUT/.
+samples are left out.  perf script's text of each run is kept beside
+OUT.json, in the directory of its name without .json.
 
     guest_profile.py OUT.json [--workload NAME ...] [--store file|bdev]
                      [--seconds 5]
