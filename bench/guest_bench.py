@@ -92,7 +92,7 @@ def cpu_per_io(disk, bs, runtime, proc):
     before the end, counting the I/Os the disk completed meanwhile.  fio's
     own start-up and exit (seconds of CPU in an emulated guest) stay out.
     None if fio never started."""
-    if not fio_started(disk, bs, proc, disk_bytes(disk)):
+    if not fio_started(disk, bs, proc):
         return None
     time.sleep(1.1)
     t0, bytes0 = busy_ticks(), disk_bytes(disk)
@@ -129,10 +129,11 @@ def fio_argv(disk, opts, runtime):
     return argv + ["--%s=%s" % kv for kv in opts.items()]
 
 
-def fio_started(disk, bs, proc, start):
-    """Wait until fio has moved more than a few of its blocks on disk since
-    it read start bytes (a udev probe reads a few KiB); False if it never
+def fio_started(disk, bs, proc):
+    """Wait, right after starting fio, until it has moved more than a few of
+    its blocks on disk (a udev probe reads a few KiB); False if it never
     did."""
+    start = disk_bytes(disk)
     deadline = time.monotonic() + 60
     while disk_bytes(disk) - start < 8 * size_bytes(bs):
         if proc.poll() is not None or time.monotonic() > deadline:

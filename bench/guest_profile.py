@@ -151,7 +151,7 @@ def stop(fio):
 
 
 def quiesce(disk, timeout=60):
-    """Wait until nothing moves on disk for half a second: the killed
+    """Wait until nothing moves on disk for half a second: the stopped
     fio's last commands done before the next side's window opens."""
     deadline = time.monotonic() + timeout
     last = gb.disk_bytes(disk)
@@ -161,7 +161,7 @@ def quiesce(disk, timeout=60):
         if now == last:
             return
         last = now
-    raise RuntimeError("%s still busy %d s after fio was killed" % (disk, timeout))
+    raise RuntimeError("%s still busy %d s after fio stopped" % (disk, timeout))
 
 
 class DiskRate:
@@ -204,7 +204,7 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
     fio = subprocess.Popen(gb.fio_argv(disk, opts, 3600), stdout=subprocess.DEVNULL)
     rate = DiskRate(disk)
     try:
-        if not gb.fio_started(disk, opts["bs"], fio, gb.disk_bytes(disk)):
+        if not gb.fio_started(disk, opts["bs"], fio):
             raise RuntimeError("fio did not start on %s" % disk)
         time.sleep(1.1)
         gb.sh("perf", "record", "-q", "-a", "-g", "-e", "cpu-clock",

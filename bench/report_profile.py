@@ -17,14 +17,16 @@ code and the file system and block work it calls; "under target" those
 through any module of the target (LIO's core, tcm_loop, the backend).  "busy" is every column
 but idle; perf's own samples are left out of it.  Profiling slows this
 guest down, so IOPS here are lower than in the table above and only the
-split between the columns is the point.
+split between the columns is the point.  The guest's clocksource was
+`{clocksource}`.
 
 | workload | side | IOPS | busy | backend | under backend | under target | LIO core | tcm_loop | xfs | kernel, rest | fio | user, rest |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 """
 
 SIDE_TEXT = {"ours": "ours", "lio": "LIO fileio", "lio-aio": "LIO fileio async_io"}
-COLS = ("backend", "LIO core", "tcm_loop", "xfs", "kernel", "fio", "user")
+# the buckets after "backend", each in a column of its own
+REST = ("LIO core", "tcm_loop", "xfs", "kernel", "fio", "user")
 
 
 def _row(workload, who, s):
@@ -32,7 +34,7 @@ def _row(workload, who, s):
     return "| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %s |" % (
         workload, SIDE_TEXT.get(who, who), s["iops"], s["busy_us_per_io"],
         b["backend"], s["under_backend_us_per_io"], s["under_target_us_per_io"],
-        " | ".join("%.0f" % b[c] for c in COLS[1:]))
+        " | ".join("%.0f" % b[c] for c in REST))
 
 
 def _top(s, n):
@@ -43,6 +45,7 @@ def render_profile(data):
     m = data["meta"]
     text = PROFILE.format(date=m["date"], kernel=m["kernel"], seconds=m["seconds"],
                           period_ms=m["period_ns"] / 1e6,
+                          clocksource=m.get("clocksource", "not recorded"),
                           store="file store" if m["store"] == "file" else "block store")
     sides = [w for w in SIDE_TEXT if all(w in r for r in data["results"])]
     text += "\n".join(_row(r["workload"], w, r[w]) for r in data["results"]
