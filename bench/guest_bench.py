@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 
-from guestlib import sh, xfs_on_brd  # noqa: E402
+from guestlib import clocksource, sh, xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import (export_iscsi, export_loopback, find_disk,  # noqa: E402
                          unexport)
@@ -65,11 +65,20 @@ def _workloads():
 WORKLOADS = _workloads()
 
 
-def busy_ticks():
-    """Jiffies all CPUs spent busy (user+nice+system+irq+softirq)."""
+def guest_counters():
+    """From /proc/stat: jiffies all CPUs spent busy (user+nice+system+irq+
+    softirq), context switches, and interrupts of every kind (devices,
+    timers, IPIs)."""
+    got = {}
     with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:8]]
-    return sum(fields) - fields[3] - fields[4]
+        for line in f:
+            key, *vals = line.split()
+            if key == "cpu":
+                v = [int(x) for x in vals[:7]]
+                got["busy"] = sum(v) - v[3] - v[4]
+            elif key in ("ctxt", "intr"):
+                got[key] = int(vals[0])
+    return got
 
 
 def disk_bytes(disk):
@@ -86,22 +95,26 @@ def size_bytes(size):
     return int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
 
 
-def cpu_per_io(disk, bs, runtime, proc):
-    """CPU time per I/O across the guest, in microseconds, over the middle
-    of fio's timed part: from its ramp second's end until half a second
-    before the end, counting the I/Os the disk completed meanwhile.  fio's
-    own start-up and exit (seconds of CPU in an emulated guest) stay out.
-    None if fio never started."""
+def per_io(disk, bs, runtime, proc):
+    """What the guest spends per I/O over the middle of fio's timed part:
+    from its ramp second's end until half a second before the end, counting
+    the I/Os the disk completed meanwhile: CPU time across the guest in
+    microseconds, context switches, interrupts.  fio's own start-up and exit
+    (seconds of CPU in an emulated guest) stay out.  None for each if fio
+    never started."""
+    none = {"cpu_us_per_io": None, "ctxt_per_io": None, "intr_per_io": None}
     if not fio_started(disk, bs, proc):
-        return None
+        return none
     time.sleep(1.1)
-    t0, bytes0 = busy_ticks(), disk_bytes(disk)
+    c0, bytes0 = guest_counters(), disk_bytes(disk)
     time.sleep(runtime - 0.6)
-    ticks = busy_ticks() - t0
+    c1 = guest_counters()
     ios = (disk_bytes(disk) - bytes0) / size_bytes(bs)
     if not ios:
-        return None
-    return ticks / os.sysconf("SC_CLK_TCK") * 1e6 / ios
+        return none
+    return {"cpu_us_per_io": (c1["busy"] - c0["busy"]) / os.sysconf("SC_CLK_TCK") * 1e6 / ios,
+            "ctxt_per_io": (c1["ctxt"] - c0["ctxt"]) / ios,
+            "intr_per_io": (c1["intr"] - c0["intr"]) / ios}
 
 
 def _merge(job):
@@ -148,7 +161,7 @@ def fio(disk, opts, runtime):
     sh("udevadm", "settle")
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
-        cpu = cpu_per_io(disk, opts["bs"], runtime, proc)
+        spent = per_io(disk, opts["bs"], runtime, proc)
         out = proc.communicate(timeout=runtime + 120)[0]
     finally:
         if proc.poll() is None:
@@ -157,7 +170,7 @@ def fio(disk, opts, runtime):
     if proc.returncode:
         raise subprocess.CalledProcessError(proc.returncode, argv)
     res = _merge(json.loads(out)["jobs"][0])
-    res["cpu_us_per_io"] = cpu
+    res.update(spent)
     return res
 
 
@@ -267,6 +280,7 @@ def main():
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "kernel": platform.release(),
         "cpus": os.cpu_count(),
+        "clocksource": clocksource(),
         "rounds": args.rounds,
         "runtime_s": args.runtime,
         "lun_bytes": LUN_BYTES,

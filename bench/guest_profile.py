@@ -35,6 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import guest_bench as gb  # noqa: E402
+from guestlib import clocksource  # noqa: E402
 
 PERIOD_NS = 2000000          # a sample every 2 ms of each CPU's time
 DEFAULT_WORKLOADS = ("4k-randread-qd32", "4k-randwrite-qd32", "4k-randrw70-qd32")
@@ -224,13 +225,6 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
     t0, t1 = min(times), max(times)
     ios = (rate.at(t1) - rate.at(t0)) / gb.size_bytes(opts["bs"])
     return samples, ios / (t1 - t0)
-
-
-def clocksource():
-    """What the guest's clock reads (each read of an emulated HPET is a
-    trip through the emulator)."""
-    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
-        return f.read().strip()
 
 
 def main():

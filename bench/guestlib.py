@@ -19,6 +19,13 @@ def sh(*argv):
     return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
 
+def clocksource():
+    """What the guest's clock reads (each read of an emulated HPET is a
+    trip through the emulator; make bench boots with clocksource=tsc)."""
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        return f.read().strip()
+
+
 def drop_caches():
     """Write everything back, then empty the page cache: a timed run starts cold."""
     os.sync()

@@ -16,6 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from report_events import render_events  # noqa: E402
 from report_profile import render_profile  # noqa: E402
 
 HEADER = """# Benchmarks
@@ -31,11 +32,13 @@ point.  Each section below was measured in one boot, whose date it gives.
     make bench
 
 boots the VM once (`tests/vm/run.py`, 12 GiB of guest memory for the RAM
-disks), runs `bench/guest-bench.sh` inside it (data path, thin provisioning,
+disks, the TSC as the guest's clock: `--append clocksource=tsc --append
+tsc=reliable`), runs `bench/guest-bench.sh` inside it (data path, thin provisioning,
 ATS, full copy; the data path alone is 3 rounds of 180 fio runs, 3 s each
 after 1 s of warm-up, and its profile about 12 minutes) and renders this
 page with `bench/report.py` from `build/bench/*.json`.  One part alone, e.g. the data
-path: `tests/vm/run.py --mem 12G -- /usr/bin/python3 bench/guest_bench.py
+path: `tests/vm/run.py --mem 12G --append clocksource=tsc --append
+tsc=reliable -- /usr/bin/python3 bench/guest_bench.py
 build/bench/results.json`, then `bench/report.py --data
 build/bench/results.json docs/benchmarks.md`, which replaces that section
 and its plots and keeps the others as they were.  The full copy sends its
@@ -87,6 +90,11 @@ the same boot.
   completed in that window (its bytes over the block size).  It includes
   fio and the initiator side, which are the same for every side, but not
   fio's start-up and exit.
+- Clock: the guest's clocksource was `{clocksource}`.  `make bench` boots
+  the guest with `clocksource=tsc tsc=reliable`: QEMU without KVM otherwise
+  picks the emulated HPET, and every clock read (the kernel's and fio's)
+  becomes a trip through the emulator, a quarter of the busy CPU per I/O
+  in the profile below, the same on every side.
 - LIO best: for each column the better of LIO's backstores for that store
   (higher IOPS and MB/s, lower latency and CPU/IO), so a ratio compares
   with whichever LIO does best at that point.  Ratio = ours / LIO best:
@@ -171,16 +179,20 @@ def render_data(data, plots):
               "median of the rounds" % m["rounds"])
     text = DATA.format(date=m["date"], kernel=m["kernel"], lun_mib=m["lun_bytes"] >> 20,
                        runtime=m["runtime_s"], rounds=rounds,
-                       fabrics=", and ".join(fabrics))
+                       fabrics=", and ".join(fabrics),
+                       clocksource=m.get("clocksource", "not recorded"))
     rows = [r for r in data["results"] if r.get("table", True)]
+    titles = {}
     for fabric in ("loop", "iscsi"):
         for store in ("file", "bdev"):
             sel = [r for r in rows if r["fabric"] in (fabric, "tcm_loop" if fabric == "loop"
                                                       else fabric) and r["store"] == store]
             if sel:
-                text += "\n### %s over %s\n\n" % (STORE_TITLE[store], FABRIC_TITLE[fabric])
+                titles[store, fabric] = "%s over %s" % (STORE_TITLE[store], FABRIC_TITLE[fabric])
+                text += "\n### %s\n\n" % titles[store, fabric]
                 text += DATA_COLS + "\n".join(row(r) for r in sel) + "\n"
     text += targets(rows)
+    text += render_events(rows, titles)
     for name, what in plots:
         text += "\n![%s](%s)\n" % (what, name)
     return text

@@ -168,3 +168,42 @@ def test_clone_runs_of_two_boots_keep_their_rows_and_dates():
 
 def test_clone_section_optional():
     assert "## Full copy" not in report.render(DATA, THIN, CAW)
+
+
+def counted(result, **per_side):
+    """result with (ctxt, intr) per I/O added to each side."""
+    out = dict(result)
+    for who, (ctxt, intr) in per_side.items():
+        out[who] = dict(result[who], ctxt_per_io=ctxt, intr_per_io=intr)
+    return out
+
+
+def events_rows(text):
+    part = text[text.index("### Context switches and interrupts per I/O"):]
+    return [[c.strip() for c in l.strip("|").split("|")]
+            for l in part.splitlines() if l.startswith("| 4k-")]
+
+
+def test_context_switches_and_interrupts_per_io_are_tabled_per_side():
+    results = [counted(DATA["results"][0], ours=(1.0, 2.5), lio=(3.0, 4.0),
+                       **{"lio-aio": (None, 4.25)}),
+               counted(DATA["results"][1], ours=(0.5, 1.0), lio=(2.0, 3.0))]
+    text = report.render(dict(DATA, results=results))
+    assert "#### file store (XFS on a RAM disk) over tcm_loop" in text
+    assert "#### block store (RAM disk) over iSCSI" in text
+    head = [l for l in text.splitlines() if l.startswith("| workload | ctxsw/IO")]
+    assert head[0].split(" | ")[1:4] == ["ctxsw/IO vaai (ours)", "ctxsw/IO target_core_file",
+                                         "ctxsw/IO target_core_file async_io"]
+    assert events_rows(text) == [
+        ["4k-randread-qd32", "1.00", "3.00", "n/a", "2.50", "4.00", "4.25"],
+        ["4k-randread-qd32", "0.50", "2.00", "1.00", "3.00"]]
+
+
+def test_results_without_the_counts_have_no_events_table():
+    assert "Context switches and interrupts" not in report.render(DATA)
+
+
+def test_the_clocksource_of_the_run_is_named():
+    assert "the guest's clocksource was `not recorded`" in report.render(DATA)
+    text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc")))
+    assert "the guest's clocksource was `tsc`" in text

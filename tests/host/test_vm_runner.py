@@ -143,3 +143,18 @@ def test_the_stock_kernel_boots_as_before(monkeypatch):
     argv = run.vng_argv(args, "rc")
     assert argv[argv.index("--run") + 1] == "/boot/vmlinuz-6.1.0-9-amd64"
     assert "--rodir" not in argv and "VAAI_KMEMLEAK=1" not in argv[-1].split()
+
+
+def kernel_args(argv):
+    return [argv[i + 1] for i, a in enumerate(argv) if a == "--append"]
+
+
+def test_extra_kernel_arguments_follow_the_usual_ones(monkeypatch):
+    monkeypatch.setattr(run.os.path, "exists", lambda path: True)
+    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l",
+                           "--append", "clocksource=tsc", "--append", "tsc=reliable",
+                           "--", "true"])
+    assert kernel_args(run.vng_argv(args, "rc")) == \
+        run.GUEST_CMDLINE + ["clocksource=tsc", "tsc=reliable"]
+    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
+    assert kernel_args(run.vng_argv(args, "rc")) == run.GUEST_CMDLINE

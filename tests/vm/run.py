@@ -116,6 +116,9 @@ def parse_args(argv):
     p.add_argument("--timeout", type=int, default=1500,
                    help="seconds before the VM is killed (0: never)")
     p.add_argument("--log", required=True, help="console log path")
+    p.add_argument("--append", action="append", default=[], metavar="ARG",
+                   help="one more guest kernel argument, after the usual ones "
+                   "(e.g. clocksource=tsc); may be repeated")
     p.add_argument("--serve", action="store_true",
                    help="forward the guest's iSCSI port to 127.0.0.1:3260")
     p.add_argument("cmd", nargs=argparse.REMAINDER,
@@ -175,7 +178,7 @@ def vng_argv(args, rc_file):
             "--rwdir", REPO,
             "--overlay-rwdir", "/etc", "--overlay-rwdir", "/var/lib",
             "--cwd", REPO]
-    for opt in GUEST_CMDLINE:
+    for opt in GUEST_CMDLINE + args.append:
         argv += ["--append", opt]
     if args.kernel_dir:
         # The guest mounts a tmpfs on /var/cache, hiding the cached tree
