@@ -49,6 +49,11 @@ IDLE = re.compile(r"^(native_safe_halt|default_idle|arch_cpu_idle|"
 # and completion included).
 TARGET = BACKENDS + ("target_core_mod", "tcm_loop")
 BUCKETS = ("backend", "LIO core", "tcm_loop", "xfs", "kernel", "fio", "user")
+# Kernel functions whose inclusive cost (the samples whose call chain passes
+# through them) is reported: what a write's durability, the mtime, direct
+# and page-cache I/O and the scheduler cost per I/O.
+THROUGH = ("xfs_file_fsync", "xfs_vn_update_time", "iomap_dio_rw", "filemap_read",
+           "__schedule")
 FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$")
 SAMPLE_TIME = re.compile(r"\s(\d+\.\d+):")
 
@@ -134,6 +139,8 @@ def attribute(samples, ncpus, iops):
         "buckets": {b: us(by[b]) for b in BUCKETS},
         "under_backend_us_per_io": us(under),
         "under_target_us_per_io": us(target),
+        "through_us_per_io": {f: us(sum(1 for c, ch in mine if any(s == f for s, _ in ch)))
+                              for f in THROUGH},
         "top": [{"sym": s, "dso": d, "us_per_io": us(n)}
                 for (s, d), n in syms.most_common(15)],
     }

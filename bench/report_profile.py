@@ -24,6 +24,15 @@ split between the columns is the point.  The guest's clocksource was
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 """
 
+THROUGH = """
+Time through a few kernel functions (the samples whose call chain passes
+through each), µs per I/O: the sync that makes a write durable
+(`xfs_file_fsync`, a write with the write cache off), the mtime update's
+transaction (`xfs_vn_update_time`), XFS's direct I/O (`iomap_dio_rw`), a
+read from the page cache (`filemap_read`), and the scheduler
+(`__schedule`, context switches).
+
+"""
 SIDE_TEXT = {"ours": "ours", "lio": "LIO fileio", "lio-aio": "LIO fileio async_io"}
 # the buckets after "backend", each in a column of its own
 REST = ("LIO core", "tcm_loop", "xfs", "kernel", "fio", "user")
@@ -50,6 +59,14 @@ def render_profile(data):
     sides = [w for w in SIDE_TEXT if all(w in r for r in data["results"])]
     text += "\n".join(_row(r["workload"], w, r[w]) for r in data["results"]
                       for w in sides if "buckets" in r[w]) + "\n"
+    rows = [(r["workload"], w, r[w]["through_us_per_io"]) for r in data["results"]
+            for w in sides if "through_us_per_io" in r[w]]
+    if rows:
+        funcs = list(rows[0][2])
+        text += THROUGH + "| workload | side | %s |\n|---|---|%s\n" % (
+            " | ".join(funcs), "---:|" * len(funcs))
+        text += "\n".join("| %s | %s | %s |" % (workload, SIDE_TEXT[w], " | ".join(
+            "%.1f" % t[f] for f in funcs)) for workload, w, t in rows) + "\n"
     text += "\nThe functions that took most of the busy time, µs per I/O:\n\n"
     for r in data["results"]:
         for w in sides:

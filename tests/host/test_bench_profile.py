@@ -96,7 +96,8 @@ def test_render_profile_table():
             "results": [{"workload": "4k-randwrite-qd32", "ours": side, "lio": side,
                          "lio-aio": side}]}
     text = report_profile.render_profile(data)
-    rows = [l for l in text.splitlines() if l.startswith("| 4k-randwrite-qd32 |")]
+    buckets = text[:text.index("Time through a few kernel functions")]
+    rows = [l for l in buckets.splitlines() if l.startswith("| 4k-randwrite-qd32 |")]
     assert [r.split(" | ")[1] for r in rows] == ["ours", "LIO fileio", "LIO fileio async_io"]
     cells = rows[0].strip("| ").split(" | ")
     # IOPS, busy, backend, under backend, under target, LIO core
@@ -122,3 +123,48 @@ def test_module_frames_named_by_kallsyms(tmp_path):
     assert chain == [("tcm_loop_queuecommand", "tcm_loop"),
                      ("blk_mq_run_hw_queue", "kernel.kallsyms")]
     assert guest_profile.bucket(comm, chain) == "tcm_loop"
+
+
+THROUGH_SCRIPT = """\
+kworker/0:2  20.000000: 
+\t ffffffff81000400 blkdev_issue_flush ([kernel.kallsyms])
+\t ffffffffc0b00400 xfs_file_fsync ([xfs])
+\t ffffffff81000500 iomap_dio_rw ([kernel.kallsyms])
+\t ffffffffc0a1b2c3 vaai_file_direct_submit ([target_core_vaai])
+
+fio  20.002000: 
+\t ffffffff81000600 finish_task_switch ([kernel.kallsyms])
+\t ffffffff81000700 __schedule ([kernel.kallsyms])
+
+swapper  20.004000: 
+\t ffffffff81000000 native_safe_halt ([kernel.kallsyms])
+
+fio  20.006000: 
+\t ffffffff81000800 read_tsc ([kernel.kallsyms])
+"""
+
+
+def test_time_through_named_functions_counts_every_chain_that_passes():
+    got = guest_profile.attribute(guest_profile.parse_script(THROUGH_SCRIPT), 2, 1000)
+    one = 2 * 1e6 / 1000 / 4
+    assert list(got["through_us_per_io"]) == list(guest_profile.THROUGH)
+    through = got["through_us_per_io"]
+    assert through["xfs_file_fsync"] == pytest.approx(one)
+    assert through["iomap_dio_rw"] == pytest.approx(one)
+    assert through["__schedule"] == pytest.approx(one)
+    assert through["filemap_read"] == 0 and through["xfs_vn_update_time"] == 0
+
+
+def test_render_profile_tables_the_time_through_named_functions():
+    side = dict(guest_profile.attribute(guest_profile.parse_script(THROUGH_SCRIPT), 2, 1000),
+                iops=1000.0)
+    data = {"meta": {"date": "2026-11-25 03:00 UTC", "kernel": "6.1.0-56-amd64",
+                     "cpus": 2, "store": "bdev", "seconds": 5, "period_ns": 2000000},
+            "results": [{"workload": "4k-randwrite-qd32", "ours": side, "lio": side}]}
+    text = report_profile.render_profile(data)
+    head = [l for l in text.splitlines() if l.startswith("| workload | side | xfs_file_fsync")]
+    assert head == ["| workload | side | %s |" % " | ".join(guest_profile.THROUGH)]
+    rows = [l for l in text[text.index(head[0]):].splitlines()
+            if l.startswith("| 4k-randwrite-qd32 |")]
+    assert rows == ["| 4k-randwrite-qd32 | ours | 500.0 | 0.0 | 500.0 | 0.0 | 500.0 |",
+                    "| 4k-randwrite-qd32 | LIO fileio | 500.0 | 0.0 | 500.0 | 0.0 | 500.0 |"]
