@@ -15,6 +15,7 @@ OUT.json, in the directory of its name without .json.
 
     guest_profile.py OUT.json [--workload NAME ...] [--store file|bdev]
                      [--seconds 5]
+    guest_profile.py OUT.json --reparse    (the kept text again, anywhere)
 """
 import argparse
 import bisect
@@ -48,12 +49,15 @@ IDLE = re.compile(r"^(native_safe_halt|default_idle|arch_cpu_idle|"
 # A chain through any of these is the target's work (tcm_loop's submission
 # and completion included).
 TARGET = BACKENDS + ("target_core_mod", "tcm_loop")
+NAMED_MODULES = set(MODULES) | set(BACKENDS)
 BUCKETS = ("backend", "LIO core", "tcm_loop", "xfs", "kernel", "fio", "user")
 # Kernel functions whose inclusive cost (the samples whose call chain passes
 # through them) is reported: what a write's durability, the mtime, direct
 # and page-cache I/O and the scheduler cost per I/O.
 THROUGH = ("xfs_file_fsync", "xfs_vn_update_time", "iomap_dio_rw", "filemap_read",
            "__schedule")
+# Kernel text lies above this address, user space below it.
+KERNEL_BASE = 0xffff800000000000
 FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$")
 SAMPLE_TIME = re.compile(r"\s(\d+\.\d+):")
 
@@ -74,9 +78,10 @@ def module_symbols(kallsyms="/proc/kallsyms"):
 
 def parse_script(text, modsyms=None):
     """perf script's samples (fields comm, time, ip, sym, dso, one call
-    chain each) as (comm, time, [(sym, dso), ...] leaf first); a kernel
-    frame whose symbol modsyms (module_symbols()) knows gets its module as
-    dso."""
+    chain each) as (comm, time, [(sym, dso), ...] leaf first).  A kernel
+    frame's dso is its module where that has a bucket or is the target's
+    (perf names the module's file when it finds it; otherwise modsyms,
+    module_symbols(), knows the symbol), else kernel.kallsyms."""
     modsyms = modsyms or {}
     samples, head, chain = [], None, []
     for line in text.splitlines():
@@ -86,8 +91,10 @@ def parse_script(text, modsyms=None):
         if m and head is not None:
             sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(2))
             dso = os.path.basename(m.group(3).strip("[]"))
-            if dso == "kernel.kallsyms":
-                dso = modsyms.get(sym, dso)
+            if int(m.group(1), 16) >= KERNEL_BASE:
+                mod = (modsyms.get(sym) if dso == "kernel.kallsyms"
+                       else re.sub(r"\.ko(\.[a-z]+)?$", "", dso))
+                dso = mod if mod in NAMED_MODULES else "kernel.kallsyms"
             chain.append((sym, dso))
         elif not line[0].isspace():
             if head is not None:
@@ -110,7 +117,7 @@ def bucket(comm, chain):
         return "backend"
     if dso in MODULES:
         return MODULES[dso]
-    if dso == "kernel.kallsyms" or dso.endswith(".ko"):
+    if dso == "kernel.kallsyms":
         return "kernel"
     return "fio" if comm.startswith("fio") else "user"
 
@@ -234,13 +241,42 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
     return samples, ios / (t1 - t0)
 
 
+def raw_path(raw_dir, workload, who):
+    return os.path.join(raw_dir, "%s-%s.txt.gz" % (workload, who))
+
+
+def reparse(out, raw_dir):
+    """OUT.json's figures computed again from the perf text and module
+    symbols its run kept, with the I/O rates it measured."""
+    with open(out) as f:
+        data = json.load(f)
+    with open(os.path.join(raw_dir, "modules.json")) as f:
+        modsyms = json.load(f)
+    for entry in data["results"]:
+        for who, side in entry.items():
+            if who == "workload":
+                continue
+            with gzip.open(raw_path(raw_dir, entry["workload"], who), "rt") as f:
+                samples = parse_script(f.read(), modsyms)
+            entry[who] = dict(attribute(samples, data["meta"]["cpus"], side["iops"]) or {},
+                              iops=side["iops"])
+    gb.save(out, data["meta"], data["results"])
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
     p.add_argument("--workload", action="append", choices=sorted(gb.WORKLOADS))
     p.add_argument("--store", default="file", choices=tuple(gb.SIDES))
     p.add_argument("--seconds", type=int, default=5)
+    p.add_argument("--reparse", action="store_true",
+                   help="attribute again the perf text kept beside OUT.json "
+                   "(no fio, no perf: runs anywhere)")
     args = p.parse_args()
+    raw_dir = os.path.splitext(args.out)[0]
+    if args.reparse:
+        return reparse(args.out, raw_dir)
     names = args.workload or list(DEFAULT_WORKLOADS)
     ncpus = os.cpu_count()
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -249,7 +285,6 @@ def main():
             "clocksource": clocksource()}
     results = []
     # perf script's text of each run, beside OUT.json, to be read again
-    raw_dir = os.path.splitext(args.out)[0]
     os.makedirs(raw_dir, exist_ok=True)
     with gb.xfs_on_brd(gb.FS_MNT, 1024 * 1024, rd_nr=3), \
             tempfile.TemporaryDirectory() as tmp:
@@ -263,7 +298,7 @@ def main():
             for workload in names:
                 entry = {"workload": workload}
                 for who in gb.SIDES[args.store]:
-                    raw = os.path.join(raw_dir, "%s-%s.txt.gz" % (workload, who))
+                    raw = raw_path(raw_dir, workload, who)
                     samples, iops = profile(ex.disks[who], gb.WORKLOADS[workload][0],
                                             args.seconds, tmp, raw, modsyms)
                     entry[who] = dict(attribute(samples, ncpus, iops) or {}, iops=iops)

@@ -168,3 +168,40 @@ def test_render_profile_tables_the_time_through_named_functions():
             if l.startswith("| 4k-randwrite-qd32 |")]
     assert rows == ["| 4k-randwrite-qd32 | ours | 500.0 | 0.0 | 500.0 | 0.0 | 500.0 |",
                     "| 4k-randwrite-qd32 | LIO fileio | 500.0 | 0.0 | 500.0 | 0.0 | 500.0 |"]
+
+
+def test_module_files_perf_found_are_named_like_the_others():
+    """perf names the module's file when it finds it: the module's name is
+    its dso all the same; a module without a bucket is the kernel's."""
+    text = ("kworker/1:0  30.000000: \n"
+            "\t ffffffffc0a3e0cc brd_submit_bio (/lib/modules/6.1.0-56-amd64/"
+            "kernel/drivers/block/brd.ko)\n"
+            "\t ffffffffc0a3e398 fd_execute_rw (/lib/modules/6.1.0-56-amd64/"
+            "kernel/drivers/target/target_core_file.ko)\n"
+            "\t ffffffffc09e8a35 __target_execute_cmd (/lib/modules/6.1.0-56-amd64/"
+            "kernel/drivers/target/target_core_mod.ko.xz)\n"
+            "\t     7f334d1fe110 [unknown] ([unknown])\n")
+    [(_, _, chain)] = guest_profile.parse_script(text)
+    assert chain == [("brd_submit_bio", "kernel.kallsyms"), ("fd_execute_rw", "target_core_file"),
+                     ("__target_execute_cmd", "target_core_mod"), ("[unknown]", "unknown")]
+    got = guest_profile.attribute(guest_profile.parse_script(text), 2, 1000)
+    assert got["buckets"]["kernel"] > 0 and got["under_backend_us_per_io"] > 0
+
+
+def test_reparse_computes_the_figures_again_from_the_kept_text(tmp_path, monkeypatch):
+    import gzip
+    import json
+    raw = tmp_path / "profile"
+    raw.mkdir()
+    with gzip.open(raw / "4k-randwrite-qd32-ours.txt.gz", "wt") as f:
+        f.write(THROUGH_SCRIPT)
+    (raw / "modules.json").write_text(json.dumps({}))
+    out = tmp_path / "profile.json"
+    out.write_text(json.dumps({"meta": {"cpus": 2}, "results": [
+        {"workload": "4k-randwrite-qd32", "ours": {"iops": 1000.0, "busy_us_per_io": 1.0}}]}))
+    monkeypatch.setattr(sys, "argv", ["guest_profile.py", str(out), "--reparse"])
+    assert guest_profile.main() == 0
+    ours = json.loads(out.read_text())["results"][0]["ours"]
+    assert ours["iops"] == 1000.0
+    assert ours["busy_us_per_io"] == pytest.approx(3 * 500.0)
+    assert ours["through_us_per_io"]["xfs_file_fsync"] == pytest.approx(500.0)
