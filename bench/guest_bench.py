@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 
-from guestlib import clocksource, sh, xfs_on_brd  # noqa: E402
+from guestlib import clock_steps_back, clocksource, sh, xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import (export_iscsi, export_loopback, find_disk,  # noqa: E402
                          unexport)
@@ -281,6 +281,7 @@ def main():
         "kernel": platform.release(),
         "cpus": os.cpu_count(),
         "clocksource": clocksource(),
+        "clock_steps_back": clock_steps_back(),
         "rounds": args.rounds,
         "runtime_s": args.runtime,
         "lun_bytes": LUN_BYTES,

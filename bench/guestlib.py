@@ -3,6 +3,7 @@ and the file systems on RAM disks that their backing files live on."""
 import contextlib
 import os
 import subprocess
+import time
 
 # mkfs per file system.  XFS with reflink (Debian 12's default, spelt out
 # because the full-copy benchmark depends on it).  ext4 with one inode per
@@ -24,6 +25,28 @@ def clocksource():
     trip through the emulator; make bench boots with clocksource=tsc)."""
     with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
         return f.read().strip()
+
+
+def clock_steps_back(seconds=2.0):
+    """Move this process between the CPUs for seconds, reading the monotonic
+    clock 50 times on each: (moves, the largest step back in ns).  With
+    tsc=reliable the kernel does not check the TSCs against each other
+    itself; a step back would show here."""
+    cpus = sorted(os.sched_getaffinity(0))
+    worst, moves = 0, 0
+    last = time.monotonic_ns()
+    end = last + int(seconds * 1e9)
+    try:
+        while last < end:
+            os.sched_setaffinity(0, {cpus[moves % len(cpus)]})
+            moves += 1
+            for _ in range(50):
+                now = time.monotonic_ns()
+                worst = max(worst, last - now)
+                last = now
+    finally:
+        os.sched_setaffinity(0, cpus)
+    return moves, worst
 
 
 def drop_caches():

@@ -48,11 +48,13 @@ other file systems (`guest_clone.py --fs xfs`, then `--fs ext4`).  The
 full-copy table (both file systems, 1 and 4 GiB) took 62 minutes of guest
 time in one boot (`--budget 3600`; `make bench` gives it 4000 s, as a size
 starts only if its estimate fits what is left).  Where the data path's CPU
-time goes: `tests/vm/run.py --mem 12G -- /usr/bin/python3
-bench/guest_profile.py build/bench/profile.json` (Debian's `linux-perf`,
+time goes: `tests/vm/run.py --mem 12G --append clocksource=tsc --append
+tsc=reliable -- /usr/bin/python3 bench/guest_profile.py
+build/bench/profile.json` (Debian's `linux-perf`,
 which `tests/vm/deps.sh` installs), then `bench/report.py --profile
 build/bench/profile.json docs/benchmarks.md`; perf script's text of each
-run stays in `build/bench/profile/`.  Where one
+run stays in `build/bench/profile/`, and `bench/guest_profile.py
+build/bench/profile.json --reparse` attributes it again (on the host too).  Where one
 EXTENDED COPY's time goes: `tests/vm/run.py --mem 6G -- /usr/bin/python3
 bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
 
@@ -60,7 +62,8 @@ Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
 store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck
 almost everywhere. Gains that come from overlapping device waits (parallel
 COMPARE AND WRITEs, batched log forces) barely show here; between runs of
-the same build, ratios move by about ±10 %.
+the same build, one side's IOPS at one point move by about 20 % (largest
+minus smallest of three), so a ratio within about ±10 % of 1 is noise.
 """
 
 DATA = """
@@ -90,7 +93,7 @@ the same boot.
   completed in that window (its bytes over the block size).  It includes
   fio and the initiator side, which are the same for every side, but not
   fio's start-up and exit.
-- Clock: the guest's clocksource was `{clocksource}`.  `make bench` boots
+- Clock: the guest's clocksource was `{clocksource}`{clock_check}.  `make bench` boots
   the guest with `clocksource=tsc tsc=reliable`: QEMU without KVM otherwise
   picks the emulated HPET, and every clock read (the kernel's and fio's)
   becomes a trip through the emulator, a quarter of the busy CPU per I/O
@@ -169,18 +172,31 @@ def targets(rows):
             "best at %d of %d.\n" % (n, iops, p99, cpu, len(file_rows)))
 
 
+def clock_check(meta):
+    """What guestlib.clock_steps_back() saw before the run, if it ran."""
+    if "clock_steps_back" not in meta:
+        return ""
+    moves, worst = meta["clock_steps_back"]
+    if not worst:
+        return (" (moved %d times between the CPUs, a process never saw the "
+                "monotonic clock go back)" % moves)
+    return (" (moved %d times between the CPUs, a process saw the monotonic "
+            "clock go back by up to %d ns)" % (moves, worst))
+
+
 def render_data(data, plots):
     m = data["meta"]
     ran = {r["fabric"] for r in data["results"]}
     fabrics = [FABRIC_TEXT[f] for f in m.get("fabrics", [f for f in FABRIC_TEXT if f in ran])]
-    rounds = ("one round: each figure is a single run (ratios move by about "
-              "±10 % between runs)" if m["rounds"] == 1 else
+    rounds = ("one round: each figure is a single run (one side's IOPS move by "
+              "about 20 % between runs)" if m["rounds"] == 1 else
               "%d rounds, rotating which side runs first; each figure is the "
               "median of the rounds" % m["rounds"])
     text = DATA.format(date=m["date"], kernel=m["kernel"], lun_mib=m["lun_bytes"] >> 20,
                        runtime=m["runtime_s"], rounds=rounds,
                        fabrics=", and ".join(fabrics),
-                       clocksource=m.get("clocksource", "not recorded"))
+                       clocksource=m.get("clocksource", "not recorded"),
+                       clock_check=clock_check(m))
     rows = [r for r in data["results"] if r.get("table", True)]
     titles = {}
     for fabric in ("loop", "iscsi"):

@@ -27,3 +27,11 @@ def test_busy_leaves_out_idle_and_iowait(tmp_path, monkeypatch):
     monkeypatch.setattr(guest_bench, "open", lambda path, *a: real_open(
         stat if path == "/proc/stat" else path, *a), raising=False)
     assert guest_bench.guest_counters() == {"busy": 36, "ctxt": 99, "intr": 1234}
+
+
+def test_the_clock_check_moves_between_cpus_and_restores_the_affinity():
+    import guestlib
+    before = os.sched_getaffinity(0)
+    moves, worst = guestlib.clock_steps_back(0.05)
+    assert moves >= 1 and worst == 0
+    assert os.sched_getaffinity(0) == before

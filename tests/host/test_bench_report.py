@@ -207,3 +207,13 @@ def test_the_clocksource_of_the_run_is_named():
     assert "the guest's clocksource was `not recorded`" in report.render(DATA)
     text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc")))
     assert "the guest's clocksource was `tsc`" in text
+
+
+def test_the_clock_check_of_the_run_is_reported():
+    text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc",
+                                              clock_steps_back=[1200, 0])))
+    assert ("clocksource was `tsc` (moved 1200 times between the CPUs, a process never "
+            "saw the monotonic clock go back)") in text
+    text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc",
+                                              clock_steps_back=[900, 350])))
+    assert "go back by up to 350 ns" in text
