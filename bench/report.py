@@ -1,8 +1,8 @@
 """Render bench results (JSON from guest_bench.py, guest_thin.py,
 guest_caw.py, guest_clone.py and guest_profile.py) as docs/benchmarks.md.
 
-    report.py [--data RESULTS.json] [--profile PROFILE.json] [--thin THIN.json]
-              [--caw CAW.json] [--clone CLONE.json] OUT.md
+    report.py [--data RESULTS.json ...] [--profile PROFILE.json] [--thin THIN.json]
+              [--caw CAW.json] [--clone CLONE.json ...] OUT.md
 
 Each section given is rendered anew (the data path with its plots, PNG
 files beside OUT.md); the sections not given are kept from OUT.md as they
@@ -69,8 +69,8 @@ minus smallest of three), so a ratio within about ±10 % of 1 is noise.
 DATA = """
 ## Data path: READ and WRITE
 
-`bench/guest_bench.py`, measured {date} (kernel {kernel}), every side in
-the same boot.
+`bench/guest_bench.py`, measured {date} (kernel {kernel}), the sides of
+each table in the same boot.
 
 - Stores: the file LUNs are {lun_mib} MiB files on XFS on a RAM disk (brd),
   one per side, written out in full first so no side reads holes; the block
@@ -423,22 +423,46 @@ def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=(),
     return HEADER + "".join("\n" + sections[n] for n in SECTIONS if n in sections)
 
 
+def boot_dates(runs, parts):
+    """Each boot's date with what it measured (parts(run): names)."""
+    return "; ".join("%s (%s)" % (run["meta"].get("date", "?"), ", ".join(parts(run)))
+                     for run in runs)
+
+
 def merge_clone(runs):
     """Full-copy runs of several boots (each of its own file systems) as one:
     every row keeps its own boot's ours-and-LIO pair; the date names each
     boot's file systems."""
     if len(runs) == 1:
         return runs[0]
-    dates = []
-    for run in runs:
-        fss = sorted({r["fs"] for r in run["results"]} |
-                     {s["fs"] for s in run["meta"].get("skipped", [])})
-        dates.append("%s (%s)" % (run["meta"].get("date", "?"), ", ".join(fss)))
     first = runs[0]["meta"]
-    meta = dict(first, date="; ".join(dates),
+    meta = dict(first, date=boot_dates(runs, lambda run: sorted(
+                    {r["fs"] for r in run["results"]} |
+                    {s["fs"] for s in run["meta"].get("skipped", [])})),
                 budget_s=None,        # each skip says its own boot's
                 skipped=[s for r in runs for s in r["meta"].get("skipped", [])])
     return {"meta": meta, "results": [row for r in runs for row in r["results"]]}
+
+
+def merge_data(runs):
+    """Data-path runs of several boots (each over fabrics of its own) as one:
+    every table compares sides measured in one boot; the date names each
+    boot's fabrics.  Settings that differ between the boots are refused."""
+    if len(runs) == 1:
+        return runs[0]
+    for key in ("rounds", "runtime_s", "lun_bytes", "kernel", "clocksource"):
+        if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
+            raise SystemExit("report.py: the data runs differ in %s" % key)
+    fabrics = [f for run in runs for f in run["meta"]["fabrics"]]
+    if len(set(fabrics)) < len(fabrics):
+        raise SystemExit("report.py: two data runs measured the same fabric")
+    meta = dict(runs[0]["meta"], fabrics=fabrics, date=boot_dates(
+        runs, lambda run: [FABRIC_TITLE[f] for f in run["meta"]["fabrics"]]))
+    meta.pop("clock_steps_back", None)
+    return {"meta": meta, "results": [row for r in runs for row in r["results"]]}
+
+
+MERGE = {"clone": merge_clone, "data": merge_data}
 
 
 def main(argv):
@@ -447,6 +471,9 @@ def main(argv):
         if name == "clone":
             p.add_argument("--clone", metavar="JSON", action="append",
                            help="one per boot, each of other file systems")
+        elif name == "data":
+            p.add_argument("--data", metavar="JSON", action="append",
+                           help="one per boot, each over other fabrics")
         else:
             p.add_argument("--" + name, metavar="JSON")
     p.add_argument("out")
@@ -460,7 +487,7 @@ def main(argv):
         for path in paths if isinstance(paths, list) else [paths]:
             with open(path) as f:
                 runs.append(json.load(f))
-        loaded[name] = merge_clone(runs) if name == "clone" else runs[0]
+        loaded[name] = MERGE[name](runs) if name in MERGE else runs[0]
     plots = ()
     if "data" in loaded:
         import plots as plotting

@@ -2,6 +2,8 @@
 import importlib.util
 import os
 
+import pytest
+
 _spec = importlib.util.spec_from_file_location(
     "report", os.path.join(os.path.dirname(__file__), "..", "..", "bench", "report.py"))
 report = importlib.util.module_from_spec(_spec)
@@ -217,3 +219,25 @@ def test_the_clock_check_of_the_run_is_reported():
     text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc",
                                               clock_steps_back=[900, 350])))
     assert "go back by up to 350 ns" in text
+
+
+def data_run(fabric, date, **meta):
+    return {"meta": dict(DATA["meta"], fabrics=[fabric], date=date, **meta),
+            "results": [dict(r, fabric=fabric) for r in DATA["results"][:1]]}
+
+
+def test_data_runs_of_two_boots_make_one_section_with_both_dates():
+    merged = report.merge_data([data_run("loop", "2026-11-25 05:52 UTC"),
+                                data_run("iscsi", "2026-11-25 06:47 UTC")])
+    text = report.render(merged)
+    assert ("measured 2026-11-25 05:52 UTC (tcm_loop); 2026-11-25 06:47 UTC (iSCSI)"
+            in text)
+    assert "### file store (XFS on a RAM disk) over tcm_loop" in text
+    assert "### file store (XFS on a RAM disk) over iSCSI" in text
+
+
+def test_data_runs_that_differ_in_method_or_overlap_are_refused():
+    with pytest.raises(SystemExit, match="differ in rounds"):
+        report.merge_data([data_run("loop", "a"), data_run("iscsi", "b", rounds=1)])
+    with pytest.raises(SystemExit, match="same fabric"):
+        report.merge_data([data_run("loop", "a"), data_run("loop", "b")])
