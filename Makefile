@@ -89,8 +89,9 @@ build/bench/sgloop: bench/sgloop.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
-# The guest's clock is the TSC: QEMU without KVM would pick the emulated HPET,
-# and every clock read would trap to the emulator (docs/benchmarks.md).
+# The guest's clock is the TSC: without these the guest kernel finds QEMU's
+# TSCs unsynchronized and reads the emulated HPET, each read a trap to the
+# emulator (docs/benchmarks.md).
 BENCH_VM = tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G \
 	--append clocksource=tsc --append tsc=reliable
 

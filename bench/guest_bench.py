@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 
-from guestlib import clock_steps_back, clocksource, sh, xfs_on_brd  # noqa: E402
+from guestlib import clock_check, clocksource, sh, xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import (export_iscsi, export_loopback, find_disk,  # noqa: E402
                          unexport)
@@ -67,8 +67,7 @@ WORKLOADS = _workloads()
 
 def guest_counters():
     """From /proc/stat: jiffies all CPUs spent busy (user+nice+system+irq+
-    softirq), context switches, and interrupts of every kind (devices,
-    timers, IPIs)."""
+    softirq), and context switches."""
     got = {}
     with open("/proc/stat") as f:
         for line in f:
@@ -76,7 +75,7 @@ def guest_counters():
             if key == "cpu":
                 v = [int(x) for x in vals[:7]]
                 got["busy"] = sum(v) - v[3] - v[4]
-            elif key in ("ctxt", "intr"):
+            elif key == "ctxt":
                 got[key] = int(vals[0])
     return got
 
@@ -99,10 +98,10 @@ def per_io(disk, bs, runtime, proc):
     """What the guest spends per I/O over the middle of fio's timed part:
     from its ramp second's end until half a second before the end, counting
     the I/Os the disk completed meanwhile: CPU time across the guest in
-    microseconds, context switches, interrupts.  fio's own start-up and exit
+    microseconds, and context switches.  fio's own start-up and exit
     (seconds of CPU in an emulated guest) stay out.  None for each if fio
     never started."""
-    none = {"cpu_us_per_io": None, "ctxt_per_io": None, "intr_per_io": None}
+    none = {"cpu_us_per_io": None, "ctxt_per_io": None}
     if not fio_started(disk, bs, proc):
         return none
     time.sleep(1.1)
@@ -113,8 +112,7 @@ def per_io(disk, bs, runtime, proc):
     if not ios:
         return none
     return {"cpu_us_per_io": (c1["busy"] - c0["busy"]) / os.sysconf("SC_CLK_TCK") * 1e6 / ios,
-            "ctxt_per_io": (c1["ctxt"] - c0["ctxt"]) / ios,
-            "intr_per_io": (c1["intr"] - c0["intr"]) / ios}
+            "ctxt_per_io": (c1["ctxt"] - c0["ctxt"]) / ios}
 
 
 def _merge(job):
@@ -281,7 +279,7 @@ def main():
         "kernel": platform.release(),
         "cpus": os.cpu_count(),
         "clocksource": clocksource(),
-        "clock_steps_back": clock_steps_back(),
+        "clock_check": clock_check(),
         "rounds": args.rounds,
         "runtime_s": args.runtime,
         "lun_bytes": LUN_BYTES,

@@ -27,26 +27,39 @@ def clocksource():
         return f.read().strip()
 
 
-def clock_steps_back(seconds=2.0):
-    """Move this process between the CPUs for seconds, reading the monotonic
-    clock 50 times on each: (moves, the largest step back in ns).  With
-    tsc=reliable the kernel does not check the TSCs against each other
-    itself; a step back would show here."""
+def clock_check(seconds=2.0):
+    """How far apart the monotonic clocks of two CPUs can be, seen by moving
+    this process between them for seconds.  The gap from the last read on
+    one CPU to the first read after moving to the other is the move's time
+    plus how far the second clock is ahead of the first; a negative gap is
+    the clock going back.  The smallest gap each way bounds the difference:
+    the second CPU's clock is at most min(gap there) ahead and at most
+    min(gap back) behind.  None with one CPU; else {"moves", "back_ns" (the
+    largest step back, 0 if none), "skew_bound_ns"}."""
     cpus = sorted(os.sched_getaffinity(0))
-    worst, moves = 0, 0
-    last = time.monotonic_ns()
-    end = last + int(seconds * 1e9)
+    if len(cpus) < 2:
+        return None
+    pair, smallest, moves = cpus[:2], [None, None], 0
     try:
+        os.sched_setaffinity(0, {pair[0]})
+        last = time.monotonic_ns()
+        end = last + int(seconds * 1e9)
         while last < end:
-            os.sched_setaffinity(0, {cpus[moves % len(cpus)]})
+            to = 1 - moves % 2
+            os.sched_setaffinity(0, {pair[to]})
+            now = time.monotonic_ns()
+            gap = now - last
+            smallest[to] = gap if smallest[to] is None else min(smallest[to], gap)
             moves += 1
             for _ in range(50):
                 now = time.monotonic_ns()
-                worst = max(worst, last - now)
-                last = now
+            last = now
     finally:
         os.sched_setaffinity(0, cpus)
-    return moves, worst
+    if None in smallest:
+        return None
+    return {"moves": moves, "back_ns": max(0, -min(smallest)),
+            "skew_bound_ns": max(smallest)}
 
 
 def drop_caches():

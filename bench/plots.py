@@ -6,6 +6,11 @@ import os
 SIZES = ("4k", "16k", "64k", "256k", "1m")
 LABEL = {"ours": "vaai (ours)", "lio": "LIO", "lio-aio": "LIO async_io"}
 LIO_NAME = {"file": "target_core_file", "bdev": "target_core_iblock"}
+def side_label(store, who):
+    """A side's name in a legend or a column: LIO named by its backstore."""
+    return LABEL[who].replace("LIO", LIO_NAME[store])
+
+
 STYLE = {"ours": dict(marker="o", linewidth=2), "lio": dict(marker="s"),
          "lio-aio": dict(marker="^", linestyle="--")}
 FIGURES = (("iops", "IOPS", "bench-iops.png", "IOPS by block size"),
@@ -43,9 +48,8 @@ def draw(data, outdir):
             for who in ("ours", "lio", "lio-aio"):
                 if who not in points[sizes[0]]:
                     continue
-                label = LABEL[who].replace("LIO", LIO_NAME[store])
                 ax.plot(range(len(sizes)), [points[bs][who][key] for bs in sizes],
-                        label=label, **STYLE[who])
+                        label=side_label(store, who), **STYLE[who])
             ax.set_xticks(range(len(sizes)))
             ax.set_xticklabels(sizes)
             ax.set_yscale("log")

@@ -25,7 +25,8 @@ Every figure compares our backend (`vaai`) with upstream LIO on the same
 backing store, in the same VM boot: `target_core_file` for the file store,
 `target_core_iblock` for the block device store.  Absolute numbers from an
 emulated guest (QEMU without KVM, 2 vCPUs) mean little; the ratios are the
-point.  Each section below was measured in one boot, whose date it gives.
+point.  Each table below compares sides measured in the same boot; each
+section gives the date of its boot (or boots).
 
 ## How to reproduce
 
@@ -37,25 +38,27 @@ tsc=reliable`), runs `bench/guest-bench.sh` inside it (data path, thin provision
 ATS, full copy; the data path alone is 3 rounds of 180 fio runs, 3 s each
 after 1 s of warm-up, and its profile about 12 minutes) and renders this
 page with `bench/report.py` from `build/bench/*.json`.  One part alone, e.g. the data
-path: `tests/vm/run.py --mem 12G --append clocksource=tsc --append
-tsc=reliable -- /usr/bin/python3 bench/guest_bench.py
-build/bench/results.json`, then `bench/report.py --data
-build/bench/results.json docs/benchmarks.md`, which replaces that section
-and its plots and keeps the others as they were.  The full copy sends its
+path: `tests/vm/run.py --kver KVER --log build/vm/bench-console.log --mem 12G
+--append clocksource=tsc --append tsc=reliable -- /usr/bin/python3
+bench/guest_bench.py build/bench/results.json` (KVER: the guest kernel,
+`/boot/vmlinuz-KVER`, the one `make bench` boots), then `bench/report.py
+--data build/bench/results.json docs/benchmarks.md`, which replaces that
+section and its plots and keeps the others as they were (`--data` once per
+boot, e.g. `--fabric loop` in one and `--fabric iscsi` in another).  The full copy sends its
 commands with `build/bench/sgloop` (`make build/bench/sgloop`; `make bench`
 builds it); `--clone` may be given once per boot, each boot's JSON holding
 other file systems (`guest_clone.py --fs xfs`, then `--fs ext4`).  The
 full-copy table (both file systems, 1 and 4 GiB) took 62 minutes of guest
 time in one boot (`--budget 3600`; `make bench` gives it 4000 s, as a size
 starts only if its estimate fits what is left).  Where the data path's CPU
-time goes: `tests/vm/run.py --mem 12G --append clocksource=tsc --append
-tsc=reliable -- /usr/bin/python3 bench/guest_profile.py
-build/bench/profile.json` (Debian's `linux-perf`,
+time goes: the same `tests/vm/run.py` line with `-- /usr/bin/python3
+bench/guest_profile.py build/bench/profile.json` (Debian's `linux-perf`,
 which `tests/vm/deps.sh` installs), then `bench/report.py --profile
 build/bench/profile.json docs/benchmarks.md`; perf script's text of each
 run stays in `build/bench/profile/`, and `bench/guest_profile.py
-build/bench/profile.json --reparse` attributes it again (on the host too).  Where one
-EXTENDED COPY's time goes: `tests/vm/run.py --mem 6G -- /usr/bin/python3
+build/bench/profile.json --reparse` attributes it again (on the host too,
+with `/usr/bin/python3`, which has rtslib).  Where one EXTENDED COPY's time
+goes: the same line with `--mem 6G -- /usr/bin/python3
 bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
 
 Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
@@ -94,10 +97,11 @@ each table in the same boot.
   fio and the initiator side, which are the same for every side, but not
   fio's start-up and exit.
 - Clock: the guest's clocksource was `{clocksource}`{clock_check}.  `make bench` boots
-  the guest with `clocksource=tsc tsc=reliable`: QEMU without KVM otherwise
-  picks the emulated HPET, and every clock read (the kernel's and fio's)
-  becomes a trip through the emulator, a quarter of the busy CPU per I/O
-  in the profile below, the same on every side.
+  the guest with `clocksource=tsc tsc=reliable`: without them the guest
+  kernel finds the emulated TSCs unsynchronized and reads the emulated
+  HPET, each read (the kernel's and fio's) a trip through the emulator;
+  that was about a quarter of the busy CPU per I/O in a profile on the
+  HPET, more for direct I/O than for page-cache reads.
 - LIO best: for each column the better of LIO's backstores for that store
   (higher IOPS and MB/s, lower latency and CPU/IO), so a ratio compares
   with whichever LIO does best at that point.  Ratio = ours / LIO best:
@@ -173,15 +177,15 @@ def targets(rows):
 
 
 def clock_check(meta):
-    """What guestlib.clock_steps_back() saw before the run, if it ran."""
-    if "clock_steps_back" not in meta:
+    """What guestlib.clock_check() saw before the run, if it ran."""
+    c = meta.get("clock_check")
+    if not c:
         return ""
-    moves, worst = meta["clock_steps_back"]
-    if not worst:
-        return (" (moved %d times between the CPUs, a process never saw the "
-                "monotonic clock go back)" % moves)
-    return (" (moved %d times between the CPUs, a process saw the monotonic "
-            "clock go back by up to %d ns)" % (moves, worst))
+    text = (" (a process moved %d times between two CPUs: their monotonic "
+            "clocks agree within %.0f µs" % (c["moves"], c["skew_bound_ns"] / 1e3))
+    if c["back_ns"]:
+        return text + ", and went back by up to %d ns)" % c["back_ns"]
+    return text + " and never went back)"
 
 
 def render_data(data, plots):
@@ -198,17 +202,18 @@ def render_data(data, plots):
                        clocksource=m.get("clocksource", "not recorded"),
                        clock_check=clock_check(m))
     rows = [r for r in data["results"] if r.get("table", True)]
-    titles = {}
+    tables = []
     for fabric in ("loop", "iscsi"):
         for store in ("file", "bdev"):
             sel = [r for r in rows if r["fabric"] in (fabric, "tcm_loop" if fabric == "loop"
                                                       else fabric) and r["store"] == store]
             if sel:
-                titles[store, fabric] = "%s over %s" % (STORE_TITLE[store], FABRIC_TITLE[fabric])
-                text += "\n### %s\n\n" % titles[store, fabric]
+                title = "%s over %s" % (STORE_TITLE[store], FABRIC_TITLE[fabric])
+                tables.append((title, store, sel))
+                text += "\n### %s\n\n" % title
                 text += DATA_COLS + "\n".join(row(r) for r in sel) + "\n"
     text += targets(rows)
-    text += render_events(rows, titles)
+    text += render_events(tables)
     for name, what in plots:
         text += "\n![%s](%s)\n" % (what, name)
     return text
@@ -453,12 +458,25 @@ def merge_data(runs):
     for key in ("rounds", "runtime_s", "lun_bytes", "kernel", "clocksource"):
         if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
             raise SystemExit("report.py: the data runs differ in %s" % key)
-    fabrics = [f for run in runs for f in run["meta"]["fabrics"]]
-    if len(set(fabrics)) < len(fabrics):
-        raise SystemExit("report.py: two data runs measured the same fabric")
-    meta = dict(runs[0]["meta"], fabrics=fabrics, date=boot_dates(
-        runs, lambda run: [FABRIC_TITLE[f] for f in run["meta"]["fabrics"]]))
-    meta.pop("clock_steps_back", None)
+    seen = set()
+    for run in runs:
+        tables = {(r["fabric"], r["store"]) for r in run["results"]}
+        if tables & seen:
+            raise SystemExit("report.py: two data runs measured the same store "
+                             "over the same fabric")
+        seen |= tables
+
+    def fabrics(run):
+        return sorted({r["fabric"] for r in run["results"]}, key=list(FABRIC_TITLE).index)
+
+    meta = dict(runs[0]["meta"],
+                fabrics=list(dict.fromkeys(f for run in runs for f in fabrics(run))),
+                date=boot_dates(runs, lambda run: [FABRIC_TITLE[f] for f in fabrics(run)]))
+    checks = [run["meta"].get("clock_check") for run in runs]
+    meta["clock_check"] = None if None in checks else {
+        "moves": sum(c["moves"] for c in checks),
+        "back_ns": max(c["back_ns"] for c in checks),
+        "skew_bound_ns": max(c["skew_bound_ns"] for c in checks)}
     return {"meta": meta, "results": [row for r in runs for row in r["results"]]}
 
 

@@ -1,47 +1,35 @@
-"""The data path's context switches and interrupts per I/O, per side, for
-docs/benchmarks.md.  Unlike CPU time, these counts do not depend on how
-fast the emulator runs the guest's code."""
-from plots import LABEL, LIO_NAME
+"""The data path's context switches per I/O, per side, for
+docs/benchmarks.md.  Unlike CPU time, the count does not depend on how fast
+the emulator runs the guest's code."""
+from plots import side_label
 
 EVENTS = """
-### Context switches and interrupts per I/O
+### Context switches per I/O
 
-Counted across the guest from /proc/stat (`ctxt`; `intr`, which holds
-device interrupts, timer ticks and inter-processor interrupts) over the
-same window as CPU/IO, divided by the same I/Os: what each side costs the
-guest's scheduler per command, whatever the emulator's speed.  fio and the
+Counted across the guest from /proc/stat (`ctxt`) over the same window as
+CPU/IO, divided by the same I/Os: what each side costs the guest's
+scheduler per command, whatever the emulator's speed.  fio and the
 initiator add the same on every side.
 """
-KEYS = (("ctxt_per_io", "ctxsw/IO"), ("intr_per_io", "intr/IO"))
 
 
-def side_name(store, who):
-    return LABEL[who].replace("LIO", LIO_NAME[store])
-
-
-def table(rows, store, sides):
-    head = ["workload"] + ["%s %s" % (what, side_name(store, who))
-                           for _, what in KEYS for who in sides]
-    out = ["| %s |" % " | ".join(head), "|---|" + "---:|" * (len(head) - 1)]
+def table(rows, store):
+    sides = [who for who in ("ours", "lio", "lio-aio") if who in rows[0]]
+    head = ["workload"] + [side_label(store, who) for who in sides]
+    out = ["| %s |" % " | ".join(head), "|---|" + "---:|" * len(sides)]
     for r in rows:
-        cells = [r["workload"]]
-        for key, _ in KEYS:
-            cells += ["n/a" if r[who].get(key) is None else "%.2f" % r[who][key]
-                      for who in sides]
-        out.append("| %s |" % " | ".join(cells))
+        out.append("| %s |" % " | ".join([r["workload"]] + [
+            "n/a" if r[who].get("ctxt_per_io") is None else "%.2f" % r[who]["ctxt_per_io"]
+            for who in sides]))
     return "\n".join(out) + "\n"
 
 
-def render_events(results, titles):
-    """The tables, one per store and fabric measured (titles: (store,
-    fabric) -> heading); empty for results from before these were counted."""
-    rows = [r for r in results if r.get("table", True) and "ctxt_per_io" in r["ours"]]
-    if not rows:
+def render_events(tables):
+    """One table per (title, store, rows) of the data section; empty for
+    results from before context switches were counted."""
+    tables = [(title, store, rows) for title, store, rows in tables
+              if "ctxt_per_io" in rows[0]["ours"]]
+    if not tables:
         return ""
-    text = EVENTS
-    for (store, fabric), title in titles.items():
-        sel = [r for r in rows if r["store"] == store and r["fabric"] == fabric]
-        if sel:
-            sides = [who for who in ("ours", "lio", "lio-aio") if who in sel[0]]
-            text += "\n#### %s\n\n" % title + table(sel, store, sides)
-    return text
+    return EVENTS + "".join("\n#### %s\n\n" % title + table(rows, store)
+                            for title, store, rows in tables)

@@ -173,36 +173,34 @@ def test_clone_section_optional():
 
 
 def counted(result, **per_side):
-    """result with (ctxt, intr) per I/O added to each side."""
+    """result with context switches per I/O added to each side."""
     out = dict(result)
-    for who, (ctxt, intr) in per_side.items():
-        out[who] = dict(result[who], ctxt_per_io=ctxt, intr_per_io=intr)
+    for who, ctxt in per_side.items():
+        out[who] = dict(result[who], ctxt_per_io=ctxt)
     return out
 
 
 def events_rows(text):
-    part = text[text.index("### Context switches and interrupts per I/O"):]
+    part = text[text.index("### Context switches per I/O"):]
     return [[c.strip() for c in l.strip("|").split("|")]
             for l in part.splitlines() if l.startswith("| 4k-")]
 
 
-def test_context_switches_and_interrupts_per_io_are_tabled_per_side():
-    results = [counted(DATA["results"][0], ours=(1.0, 2.5), lio=(3.0, 4.0),
-                       **{"lio-aio": (None, 4.25)}),
-               counted(DATA["results"][1], ours=(0.5, 1.0), lio=(2.0, 3.0))]
+def test_context_switches_per_io_are_tabled_per_side():
+    results = [counted(DATA["results"][0], ours=1.0, lio=3.0, **{"lio-aio": None}),
+               counted(DATA["results"][1], ours=0.5, lio=2.0)]
     text = report.render(dict(DATA, results=results))
     assert "#### file store (XFS on a RAM disk) over tcm_loop" in text
     assert "#### block store (RAM disk) over iSCSI" in text
-    head = [l for l in text.splitlines() if l.startswith("| workload | ctxsw/IO")]
-    assert head[0].split(" | ")[1:4] == ["ctxsw/IO vaai (ours)", "ctxsw/IO target_core_file",
-                                         "ctxsw/IO target_core_file async_io"]
-    assert events_rows(text) == [
-        ["4k-randread-qd32", "1.00", "3.00", "n/a", "2.50", "4.00", "4.25"],
-        ["4k-randread-qd32", "0.50", "2.00", "1.00", "3.00"]]
+    heads = [l for l in text.splitlines() if l.startswith("| workload | vaai (ours)")]
+    assert heads == ["| workload | vaai (ours) | target_core_file | target_core_file async_io |",
+                     "| workload | vaai (ours) | target_core_iblock |"]
+    assert events_rows(text) == [["4k-randread-qd32", "1.00", "3.00", "n/a"],
+                                 ["4k-randread-qd32", "0.50", "2.00"]]
 
 
 def test_results_without_the_counts_have_no_events_table():
-    assert "Context switches and interrupts" not in report.render(DATA)
+    assert "Context switches per I/O" not in report.render(DATA)
 
 
 def test_the_clocksource_of_the_run_is_named():
@@ -212,13 +210,14 @@ def test_the_clocksource_of_the_run_is_named():
 
 
 def test_the_clock_check_of_the_run_is_reported():
+    check = {"moves": 1200, "back_ns": 0, "skew_bound_ns": 31000}
     text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc",
-                                              clock_steps_back=[1200, 0])))
-    assert ("clocksource was `tsc` (moved 1200 times between the CPUs, a process never "
-            "saw the monotonic clock go back)") in text
-    text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc",
-                                              clock_steps_back=[900, 350])))
-    assert "go back by up to 350 ns" in text
+                                              clock_check=check)))
+    assert ("clocksource was `tsc` (a process moved 1200 times between two CPUs: "
+            "their monotonic clocks agree within 31 µs and never went back)") in text
+    text = report.render(dict(DATA, meta=dict(DATA["meta"], clock_check=dict(
+        check, back_ns=350))))
+    assert "and went back by up to 350 ns)" in text
 
 
 def data_run(fabric, date, **meta):
@@ -239,5 +238,25 @@ def test_data_runs_of_two_boots_make_one_section_with_both_dates():
 def test_data_runs_that_differ_in_method_or_overlap_are_refused():
     with pytest.raises(SystemExit, match="differ in rounds"):
         report.merge_data([data_run("loop", "a"), data_run("iscsi", "b", rounds=1)])
-    with pytest.raises(SystemExit, match="same fabric"):
+    with pytest.raises(SystemExit, match="same store over the same fabric"):
         report.merge_data([data_run("loop", "a"), data_run("loop", "b")])
+
+
+def test_data_runs_of_other_stores_over_one_fabric_merge():
+    bdev = data_run("loop", "b")
+    bdev["results"][0] = dict(bdev["results"][0], store="bdev")
+    merged = report.merge_data([data_run("loop", "a"), bdev])
+    assert merged["meta"]["fabrics"] == ["loop"]
+    assert merged["meta"]["date"] == "a (tcm_loop); b (tcm_loop)"
+
+
+def test_merged_clock_checks_keep_the_worst():
+    one = {"moves": 10, "back_ns": 0, "skew_bound_ns": 20000}
+    two = {"moves": 5, "back_ns": 300, "skew_bound_ns": 9000}
+    merged = report.merge_data([data_run("loop", "a", clock_check=one),
+                                data_run("iscsi", "b", clock_check=two)])
+    assert merged["meta"]["clock_check"] == {"moves": 15, "back_ns": 300,
+                                             "skew_bound_ns": 20000}
+    merged = report.merge_data([data_run("loop", "a", clock_check=one),
+                                data_run("iscsi", "b")])
+    assert merged["meta"]["clock_check"] is None
