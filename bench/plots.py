@@ -6,6 +6,8 @@ import os
 SIZES = ("4k", "16k", "64k", "256k", "1m")
 LABEL = {"ours": "vaai (ours)", "lio": "LIO", "lio-aio": "LIO async_io"}
 LIO_NAME = {"file": "target_core_file", "bdev": "target_core_iblock"}
+
+
 def side_label(store, who):
     """A side's name in a legend or a column: LIO named by its backstore."""
     return LABEL[who].replace("LIO", LIO_NAME[store])
