@@ -65,8 +65,9 @@ Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
 store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck
 almost everywhere. Gains that come from overlapping device waits (parallel
 COMPARE AND WRITEs, batched log forces) barely show here; between runs of
-the same build, one side's IOPS at one point move by about 20 % (largest
-minus smallest of three), so a ratio within about ±10 % of 1 is noise.
+the same build, one side's IOPS at one point move by 20-30 % (largest
+minus smallest of three rounds, at the median point), so a ratio within
+about ±10 % of 1 is noise.
 """
 
 DATA = """
