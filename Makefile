@@ -92,12 +92,11 @@ build/bench/sgloop: bench/sgloop.c
 # The guest's clock is the TSC: without these the guest kernel finds QEMU's
 # TSCs unsynchronized and reads the emulated HPET, each read a trap to the
 # emulator (docs/benchmarks.md).
-BENCH_VM = tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G \
-	--append clocksource=tsc --append tsc=reliable
-
 bench: deps build/bench/sgloop
 	$(MAKE) module
-	$(BENCH_VM) --log build/vm/bench-console.log --timeout 10800 -- bench/guest-bench.sh
+	tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G \
+		--append clocksource=tsc --append tsc=reliable \
+		--log build/vm/bench-console.log --timeout 10800 -- bench/guest-bench.sh
 	$(PYTHON) bench/report.py --data build/bench/results.json \
 		--profile build/bench/profile.json --thin build/bench/thin.json \
 		--caw build/bench/caw.json --clone build/bench/clone.json \

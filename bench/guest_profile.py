@@ -134,6 +134,7 @@ def attribute(samples, ncpus, iops):
         return n / total * ncpus * 1e6 / iops
 
     by = collections.Counter(bucket(c, ch) for c, ch in mine)
+    frames = [{s for s, _ in ch} for _, ch in mine]
     syms = collections.Counter(ch[0] for c, ch in mine
                                if ch and bucket(c, ch) != "idle")
     under = sum(1 for c, ch in mine if any(d in BACKENDS for _, d in ch))
@@ -146,8 +147,7 @@ def attribute(samples, ncpus, iops):
         "buckets": {b: us(by[b]) for b in BUCKETS},
         "under_backend_us_per_io": us(under),
         "under_target_us_per_io": us(target),
-        "through_us_per_io": {f: us(sum(1 for c, ch in mine if any(s == f for s, _ in ch)))
-                              for f in THROUGH},
+        "through_us_per_io": {f: us(sum(f in syms for syms in frames)) for f in THROUGH},
         "top": [{"sym": s, "dso": d, "us_per_io": us(n)}
                 for (s, d), n in syms.most_common(15)],
     }

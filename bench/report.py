@@ -481,18 +481,17 @@ def merge_data(runs):
     return {"meta": meta, "results": [row for r in runs for row in r["results"]]}
 
 
-MERGE = {"clone": merge_clone, "data": merge_data}
+# The sections given once per boot: how their runs merge, and the help.
+MERGE = {"clone": (merge_clone, "one per boot, each of other file systems"),
+         "data": (merge_data, "one per boot, each over other fabrics")}
 
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in RENDERED:
-        if name == "clone":
-            p.add_argument("--clone", metavar="JSON", action="append",
-                           help="one per boot, each of other file systems")
-        elif name == "data":
-            p.add_argument("--data", metavar="JSON", action="append",
-                           help="one per boot, each over other fabrics")
+        if name in MERGE:
+            p.add_argument("--" + name, metavar="JSON", action="append",
+                           help=MERGE[name][1])
         else:
             p.add_argument("--" + name, metavar="JSON")
     p.add_argument("out")
@@ -506,7 +505,7 @@ def main(argv):
         for path in paths if isinstance(paths, list) else [paths]:
             with open(path) as f:
                 runs.append(json.load(f))
-        loaded[name] = MERGE[name](runs) if name in MERGE else runs[0]
+        loaded[name] = MERGE[name][0](runs) if name in MERGE else runs[0]
     plots = ()
     if "data" in loaded:
         import plots as plotting

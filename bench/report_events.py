@@ -1,6 +1,6 @@
 """The data path's context switches per I/O, per side, for
-docs/benchmarks.md.  Unlike CPU time, the count does not depend on how fast
-the emulator runs the guest's code."""
+docs/benchmarks.md.  The count is less tied to the emulator's speed than
+CPU time is (how commands batch up still depends on timing)."""
 from plots import side_label
 
 EVENTS = """
@@ -8,8 +8,9 @@ EVENTS = """
 
 Counted across the guest from /proc/stat (`ctxt`) over the same window as
 CPU/IO, divided by the same I/Os: what each side costs the guest's
-scheduler per command, whatever the emulator's speed.  fio and the
-initiator add the same on every side.
+scheduler per command, less tied to the emulator's speed than CPU time
+(how commands batch up still depends on timing).  fio and the initiator
+add the same on every side.
 """
 
 

@@ -64,7 +64,7 @@ class TwoClocks:
         return self.t + (self.offset if self.cpu == 1 else 0)
 
 
-def fake_cpus(monkeypatch, clocks, cpus={0, 1}):
+def fake_cpus(monkeypatch, clocks, cpus=(0, 1)):
     import guestlib
     monkeypatch.setattr(guestlib.os, "sched_getaffinity", lambda pid: set(cpus))
     monkeypatch.setattr(guestlib.os, "sched_setaffinity", clocks.affinity)
@@ -87,7 +87,7 @@ def test_the_clock_check_of_clocks_that_agree(monkeypatch):
 
 
 def test_the_clock_check_needs_two_cpus(monkeypatch):
-    guestlib = fake_cpus(monkeypatch, TwoClocks(0), cpus={3})
+    guestlib = fake_cpus(monkeypatch, TwoClocks(0), cpus=(3,))
     assert guestlib.clock_check(0.001) is None
 
 
