@@ -221,6 +221,7 @@ struct vaai_io {
 	/* file store READ/WRITE (vaai_file_rw.c) */
 	struct kiocb iocb;		/* the direct request */
 	struct bio_vec *bvec;		/* the command's pages */
+	/* last: vaai_io_alloc() zeroes everything before it */
 	struct bio_vec inline_bvec[VAAI_INLINE_BVECS];
 };
 
