@@ -5,13 +5,16 @@ Stores and the sides compared on each:
   file   a file on XFS on a RAM disk: ours (vaai, write cache off: direct
          I/O), target_core_file buffered (lio) and with async_io (lio-aio)
   bdev   a RAM disk (brd) each: ours (vaai) and target_core_iblock (lio)
+and, on the file store when asked for (--side), ours-wb: vaai with the
+write cache on and io_mode=direct, so that like target_core_file's
+async_io it syncs no write (its writes are direct but not O_DSYNC).
 Every LUN is exported over tcm_loop and over iSCSI (127.0.0.1, the esxi
 TPG profile, 128 commands per LUN) and driven with fio (libaio, O_DIRECT).
 Each round runs every workload on every side, rotating which side goes
 first; the report takes the median of the rounds.
 
     guest_bench.py OUT.json [--rounds 3] [--runtime 3] [--only NAME]
-                   [--fabric loop|iscsi] [--store file|bdev]
+                   [--fabric loop|iscsi] [--store file|bdev] [--side WHO]
 """
 import argparse
 import json
@@ -39,6 +42,12 @@ INITIATOR = os.path.join(HERE, "..", "fabrics", "iscsi", "initiator.sh")
 BENCH_IQN = "iqn.2026-11.org.vaai:bench"
 
 SIDES = {"file": ("ours", "lio", "lio-aio"), "bdev": ("ours", "lio")}
+# Run only when --side names them.
+EXTRA_SIDES = {"file": ("ours-wb",)}
+SIDE_TEXT = {"file": {"lio": "target_core_file (write_back=0)",
+                      "lio-aio": "target_core_file (write_back=0, async_io=1)",
+                      "ours-wb": "vaai (emulate_write_cache=1, io_mode=direct)"},
+             "bdev": {"lio": "target_core_iblock"}}
 FABRICS = ("loop", "iscsi")
 
 
@@ -176,9 +185,9 @@ class Stores:
     """The backing stores, made once per boot and shared by every round:
     one file or RAM disk per side, never shared between sides."""
 
-    def __init__(self):
+    def __init__(self, file_sides=SIDES["file"]):
         self.files = {}
-        for who in SIDES["file"]:
+        for who in file_sides:
             path = os.path.join(FS_MNT, "%s.img" % who)
             # written out in full, so no side reads holes
             sh("dd", "if=/dev/zero", "of=%s" % path, "bs=1M",
@@ -195,6 +204,11 @@ class Stores:
             path = self.files[who]
             if who == "ours":
                 return VaaiStorageObject(name, path=path)
+            if who == "ours-wb":
+                so = VaaiStorageObject(name, path=path)
+                so.set_attribute("io_mode", "direct")
+                so.set_attribute("emulate_write_cache", "1")
+                return so
             return FileIOStorageObject(name, dev=path, size=LUN_BYTES,
                                        aio=who == "lio-aio")
         dev = self.bdevs[who]
@@ -206,11 +220,11 @@ class Stores:
 class Exported:
     """A store's sides, exported over one fabric: who -> /dev/sdX."""
 
-    def __init__(self, stores, store, fabric):
+    def __init__(self, stores, store, fabric, sides=None):
         self.fabric = fabric
         self.sos, self.disks = {}, {}
         try:
-            for i, who in enumerate(SIDES[store]):
+            for i, who in enumerate(sides or SIDES[store]):
                 so = self.sos[who] = stores.make(store, who)
                 if fabric == "loop":
                     export_loopback(so)
@@ -239,11 +253,10 @@ class Exported:
             so.delete()
 
 
-def run_store(stores, store, fabric, names, runtime, rounds):
+def run_store(stores, store, fabric, sides, names, runtime, rounds):
     """All sides of a store exported at once; each round runs every
     workload on every side, rotating which side goes first."""
-    sides = SIDES[store]
-    ex = Exported(stores, store, fabric)
+    ex = Exported(stores, store, fabric, sides)
     try:
         per = {w: [] for w in names}
         for r in range(rounds):
@@ -270,9 +283,21 @@ def main():
     p.add_argument("--only", action="append", help="workload names to run")
     p.add_argument("--fabric", action="append", choices=FABRICS)
     p.add_argument("--store", action="append", choices=tuple(SIDES))
+    p.add_argument("--side", action="append", metavar="WHO",
+                   help="the sides to run (every store's own, in the order "
+                        "given; default: %s, and nothing of %s)" % (
+                            ", ".join("%s: %s" % (st, " ".join(w)) for st, w in SIDES.items()),
+                            " ".join(w for ws in EXTRA_SIDES.values() for w in ws)))
     args = p.parse_args()
     if args.runtime < 1:
         p.error("--runtime must be at least 1")
+    sides = pick_sides(args.side)
+    if sides is None:
+        p.error("--side: choose among %s" % ", ".join(sorted(
+            set(w for st in SIDES for w in SIDES[st] + EXTRA_SIDES.get(st, ())))))
+    stores_run = [st for st in args.store or tuple(SIDES) if sides[st]]
+    if not stores_run:
+        p.error("--side: none of these sides runs on the stores asked for")
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -284,20 +309,20 @@ def main():
         "runtime_s": args.runtime,
         "lun_bytes": LUN_BYTES,
         "fabrics": list(args.fabric or FABRICS),
-        "sides": {"file": {"lio": "target_core_file (write_back=0)",
-                           "lio-aio": "target_core_file (write_back=0, async_io=1)"},
-                  "bdev": {"lio": "target_core_iblock"}},
+        "sides": {st: {who: SIDE_TEXT[st][who] for who in sides[st]
+                       if who in SIDE_TEXT[st]} for st in stores_run},
     }
     results = []
     names = args.only or list(WORKLOADS)
     # ram0 holds the XFS of the file LUNs; ram1 and ram2 are the block LUNs
-    with xfs_on_brd(FS_MNT, 1024 * 1024, rd_nr=3):
-        stores = Stores()
+    with xfs_on_brd(FS_MNT, fs_kib(len(sides["file"])), rd_nr=3):
+        stores = Stores(sides["file"])
         for fabric in args.fabric or FABRICS:
-            for store in args.store or tuple(SIDES):
+            for store in stores_run:
                 # the block-size sweep is run over tcm_loop only
                 run = [w for w in names if fabric == "loop" or WORKLOADS[w][1]]
-                per = run_store(stores, store, fabric, run, args.runtime, args.rounds)
+                per = run_store(stores, store, fabric, sides[store], run,
+                                args.runtime, args.rounds)
                 for workload in run:
                     rounds = per[workload]
                     entry = {"store": store, "workload": workload, "fabric": fabric,
@@ -305,14 +330,35 @@ def main():
                              "sweep": WORKLOADS[workload][2],
                              "bs": WORKLOADS[workload][0]["bs"],
                              "rw": WORKLOADS[workload][0]["rw"]}
-                    for who in SIDES[store]:
+                    for who in sides[store]:
                         entry[who] = {k: median(rd[who][k] for rd in rounds)
                                       for k in rounds[0][who]}
+                    # and each round's own figures, side by side
+                    entry["rounds"] = rounds
                     results.append(entry)
                 # written after each store and fabric: a run cut short keeps
                 # what it measured
                 save(args.out, meta, results)
     return 0
+
+
+def pick_sides(chosen):
+    """store -> the sides to run on it: each store's usual ones, or those
+    of chosen that belong to it (in chosen's order); None if chosen names a
+    side no store has."""
+    if not chosen:
+        return dict(SIDES)
+    out = {st: tuple(w for w in chosen if w in SIDES[st] + EXTRA_SIDES.get(st, ()))
+           for st in SIDES}
+    if any(not any(w in ws for ws in out.values()) for w in chosen):
+        return None
+    return out
+
+
+def fs_kib(nr_files):
+    """The XFS that holds nr_files LUN files, with a LUN's room to spare
+    (the default three sides: 1 GiB), in KiB."""
+    return (max(nr_files, 3) + 1) * LUN_BYTES // 1024
 
 
 def median(values):

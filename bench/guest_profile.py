@@ -14,7 +14,7 @@ samples are left out.  perf script's text of each run is kept beside
 OUT.json, in the directory of its name without .json.
 
     guest_profile.py OUT.json [--workload NAME ...] [--store file|bdev]
-                     [--seconds 5]
+                     [--side WHO ...] [--seconds 5]
     guest_profile.py OUT.json --reparse    (the kept text again, anywhere)
 """
 import argparse
@@ -269,6 +269,8 @@ def main():
     p.add_argument("out")
     p.add_argument("--workload", action="append", choices=sorted(gb.WORKLOADS))
     p.add_argument("--store", default="file", choices=tuple(gb.SIDES))
+    p.add_argument("--side", action="append", metavar="WHO",
+                   help="the store's sides to profile, as guest_bench.py's --side")
     p.add_argument("--seconds", type=int, default=5)
     p.add_argument("--reparse", action="store_true",
                    help="attribute again the perf text kept beside OUT.json "
@@ -278,6 +280,9 @@ def main():
     if args.reparse:
         return reparse(args.out, raw_dir)
     names = args.workload or list(DEFAULT_WORKLOADS)
+    sides = gb.pick_sides(args.side)
+    if sides is None or not sides[args.store]:
+        p.error("--side: no side of the %s store named" % args.store)
     ncpus = os.cpu_count()
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "kernel": platform.release(), "cpus": ncpus, "store": args.store,
@@ -286,10 +291,10 @@ def main():
     results = []
     # perf script's text of each run, beside OUT.json, to be read again
     os.makedirs(raw_dir, exist_ok=True)
-    with gb.xfs_on_brd(gb.FS_MNT, 1024 * 1024, rd_nr=3), \
+    with gb.xfs_on_brd(gb.FS_MNT, gb.fs_kib(len(sides["file"])), rd_nr=3), \
             tempfile.TemporaryDirectory() as tmp:
-        stores = gb.Stores()
-        ex = gb.Exported(stores, args.store, "loop")
+        stores = gb.Stores(sides["file"])
+        ex = gb.Exported(stores, args.store, "loop", sides[args.store])
         try:
             # every module loaded now: the backends, LIO, tcm_loop, xfs
             modsyms = module_symbols()
@@ -297,7 +302,7 @@ def main():
                 json.dump(modsyms, f)
             for workload in names:
                 entry = {"workload": workload}
-                for who in gb.SIDES[args.store]:
+                for who in sides[args.store]:
                     raw = raw_path(raw_dir, workload, who)
                     samples, iops = profile(ex.disks[who], gb.WORKLOADS[workload][0],
                                             args.seconds, tmp, raw, modsyms)
