@@ -96,9 +96,10 @@ bench: deps build/bench/sgloop
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --mem 12G \
 		--append clocksource=tsc --append tsc=reliable \
-		--log build/vm/bench-console.log --timeout 10800 -- bench/guest-bench.sh
+		--log build/vm/bench-console.log --timeout 12600 -- bench/guest-bench.sh
 	$(PYTHON) bench/report.py --data build/bench/results.json \
-		--profile build/bench/profile.json --thin build/bench/thin.json \
+		--profile build/bench/profile.json \
+		--durability build/bench/durability.json --thin build/bench/thin.json \
 		--caw build/bench/caw.json --clone build/bench/clone.json \
 		docs/benchmarks.md
 

@@ -4,7 +4,8 @@ tcm_loop), one panel per store and direction, one line per side."""
 import os
 
 SIZES = ("4k", "16k", "64k", "256k", "1m")
-LABEL = {"ours": "vaai (ours)", "lio": "LIO", "lio-aio": "LIO async_io"}
+LABEL = {"ours": "vaai (ours)", "lio": "LIO", "lio-aio": "LIO async_io",
+         "ours-wb": "vaai, write cache on"}
 LIO_NAME = {"file": "target_core_file", "bdev": "target_core_iblock"}
 
 

@@ -1,7 +1,8 @@
 """Render bench results (JSON from guest_bench.py, guest_thin.py,
 guest_caw.py, guest_clone.py and guest_profile.py) as docs/benchmarks.md.
 
-    report.py [--data RESULTS.json ...] [--profile PROFILE.json] [--thin THIN.json]
+    report.py [--data RESULTS.json ...] [--profile PROFILE.json]
+              [--durability DURABILITY.json] [--thin THIN.json]
               [--caw CAW.json] [--clone CLONE.json ...] OUT.md
 
 Each section given is rendered anew (the data path with its plots, PNG
@@ -16,6 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from report_durability import render_durability  # noqa: E402
 from report_events import render_events  # noqa: E402
 from report_profile import render_profile  # noqa: E402
 
@@ -34,9 +36,10 @@ section gives the date of its boot (or boots).
 
 boots the VM once (`tests/vm/run.py`, 12 GiB of guest memory for the RAM
 disks, the TSC as the guest's clock: `--append clocksource=tsc --append
-tsc=reliable`), runs `bench/guest-bench.sh` inside it (data path, thin provisioning,
-ATS, full copy; the data path alone is 3 rounds of 180 fio runs, 3 s each
-after 1 s of warm-up, and its profile about 12 minutes) and renders this
+tsc=reliable`), runs `bench/guest-bench.sh` inside it (data path, the file
+store's writes synced and not, thin provisioning, ATS, full copy; the data
+path alone is 3 rounds of 180 fio runs, 3 s each after 1 s of warm-up, its
+profile about 12 minutes, the writes synced and not about 10) and renders this
 page with `bench/report.py` from `build/bench/*.json`.  One part alone, e.g. the data
 path: `tests/vm/run.py --kver KVER --log build/vm/bench-console.log --mem 12G
 --append clocksource=tsc --append tsc=reliable -- /usr/bin/python3
@@ -391,8 +394,8 @@ def render_clone(data):
 
 # The page's sections in order.  "analysis" is written by hand (where the
 # time goes, from profiling the guest) and only ever kept.
-SECTIONS = ("data", "profile", "analysis", "thin", "caw", "clone")
-RENDERED = ("data", "profile", "thin", "caw", "clone")
+SECTIONS = ("data", "profile", "analysis", "durability", "thin", "caw", "clone")
+RENDERED = ("data", "profile", "durability", "thin", "caw", "clone")
 
 
 def marked(name, text):
@@ -415,13 +418,14 @@ def kept_sections(path):
 
 
 def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=(),
-           profile=None):
+           profile=None, durability=None):
     """The page: the sections given rendered anew, the others from kept
     (section name -> marked text of an earlier page)."""
     sections = dict(kept or {})
     if data:
         sections["data"] = marked("data", render_data(data, plots))
     for name, fn, d in (("profile", render_profile, profile),
+                        ("durability", render_durability, durability),
                         ("thin", render_thin, thin), ("caw", render_caw, caw),
                         ("clone", render_clone, clone)):
         if d:

@@ -1,0 +1,86 @@
+"""The file store's writes with and without their sync, for
+docs/benchmarks.md: ours as it runs (the write cache off, every write
+synced), ours with the write cache on (io_mode=direct, no sync), and
+target_core_file, whose async_io syncs no write with the write cache off
+either."""
+from plots import side_label
+
+DURABILITY = """
+## Durability: the file store's writes, synced and not
+
+With the write cache off (`write_back=0`, as every side of the data table
+runs), `target_core_file` with `async_io=1` issues a write with IOCB_DIRECT
+alone and adds IOCB_DSYNC only when the command has FUA, so GOOD goes back
+before the file system has made the write stable (on XFS: before the
+metadata that finds the data is on disk, and with no cache flush).  Ours
+completes every write with the write cache off only once it is stable: the
+kiocb carries IOCB_DSYNC, which on XFS over a device without FUA (the RAM
+disk here) is an fsync after each write.  To see what our data path costs
+when it does the same work as `async_io`, `bench/guest_bench.py --side
+ours-wb` runs ours a second time with the write cache on and
+`io_mode=direct`: direct writes, none of them synced.
+
+Measured {date} (kernel {kernel}), the file store over tcm_loop, all sides
+in one boot, {rounds} rounds of {runtime} s runs rotating which side goes
+first; each figure is the median of the rounds, and the last column shows
+how far apart the rounds were.  `make bench` measures it after the data
+path; alone, after `make module`:
+
+    tests/vm/run.py --kver KVER --mem 12G --timeout 3600 \\
+        --log build/vm/durability.log \\
+        --append clocksource=tsc --append tsc=reliable -- \\
+        /usr/bin/python3 bench/guest_bench.py build/bench/durability.json \\
+        --store file --fabric loop --rounds {rounds} \\
+        --side ours --side ours-wb --side lio-aio --side lio \\
+        {only}
+    bench/report.py --durability build/bench/durability.json docs/benchmarks.md
+"""
+
+SIDES = ("ours", "ours-wb", "lio-aio", "lio")
+
+
+def figure(r, who, key, spec):
+    v = r.get(who, {}).get(key)
+    return "n/a" if v is None else spec % v
+
+
+def ratio(r, a, b, key):
+    x, y = r.get(a, {}).get(key), r.get(b, {}).get(key)
+    return "%.2f" % (x / y) if x and y else "n/a"
+
+
+def round_ratios(r, a, b):
+    """The smallest and largest of a's IOPS over b's, round by round (the
+    two sides of one round ran one after the other), or n/a."""
+    got = [rd[a]["iops"] / rd[b]["iops"] for rd in r.get("rounds", ())
+           if rd.get(a, {}).get("iops") and rd.get(b, {}).get("iops")]
+    return "%.2f-%.2f" % (min(got), max(got)) if got else "n/a"
+
+
+def table(rows, key, spec, title):
+    sides = [who for who in SIDES if who in rows[0]]
+    head = ["workload"] + [side_label("file", who) for who in sides] + [
+        "ours / async_io", "ours-wb / async_io"]
+    with_rounds = key == "iops" and any("rounds" in r for r in rows)
+    if with_rounds:
+        head.append("ours-wb / async_io, each round")
+    out = ["\n### %s\n" % title, "| %s |" % " | ".join(head),
+           "|---|" + "---:|" * (len(head) - 1)]
+    for r in rows:
+        cells = [r["workload"]] + [figure(r, who, key, spec) for who in sides]
+        cells += [ratio(r, "ours", "lio-aio", key), ratio(r, "ours-wb", "lio-aio", key)]
+        if with_rounds:
+            cells.append(round_ratios(r, "ours-wb", "lio-aio"))
+        out.append("| %s |" % " | ".join(cells))
+    return "\n".join(out) + "\n"
+
+
+def render_durability(data):
+    m = data["meta"]
+    rows = data["results"]
+    only = " \\\n        ".join("--only %s" % r["workload"] for r in rows)
+    text = DURABILITY.format(date=m["date"], kernel=m["kernel"], rounds=m["rounds"],
+                             runtime=m["runtime_s"], only=only)
+    text += table(rows, "iops", "%.0f", "IOPS")
+    text += table(rows, "cpu_us_per_io", "%.0f", "CPU µs per I/O")
+    return text
