@@ -298,6 +298,9 @@ def main():
     stores_run = [st for st in args.store or tuple(SIDES) if sides[st]]
     if not stores_run:
         p.error("--side: none of these sides runs on the stores asked for")
+    for st in set(args.store or ()) - set(stores_run):
+        print("guest_bench.py: no side named runs on the %s store; skipped" % st,
+              file=sys.stderr)
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -348,6 +351,7 @@ def pick_sides(chosen):
     side no store has."""
     if not chosen:
         return dict(SIDES)
+    chosen = list(dict.fromkeys(chosen))
     out = {st: tuple(w for w in chosen if w in SIDES[st] + EXTRA_SIDES.get(st, ()))
            for st in SIDES}
     if any(not any(w in ws for ws in out.values()) for w in chosen):

@@ -194,6 +194,9 @@ def clock_check(meta):
 
 def render_data(data, plots):
     m = data["meta"]
+    if any("ours" not in r for r in data["results"]):
+        raise SystemExit("report.py: the data run has a point without ours "
+                         "(guest_bench.py --side without ours?)")
     ran = {r["fabric"] for r in data["results"]}
     fabrics = [FABRIC_TEXT[f] for f in m.get("fabrics", [f for f in FABRIC_TEXT if f in ran])]
     rounds = ("one round: each figure is a single run (one side's IOPS move by "

@@ -22,16 +22,17 @@ ours-wb` runs ours a second time with the write cache on and
 
 Measured {date} (kernel {kernel}), the file store over tcm_loop, all sides
 in one boot, {rounds} rounds of {runtime} s runs rotating which side goes
-first; each figure is the median of the rounds, and the last column shows
-how far apart the rounds were.  `make bench` measures it after the data
-path; alone, after `make module`:
+first; each figure is the median of the rounds.  The IOPS table's last
+column is the smallest and the largest of ours-wb's IOPS over async_io's
+taken round by round: how far the rounds alone move that ratio.  `make
+bench` measures it after the data path; alone, after `make module`:
 
     tests/vm/run.py --kver KVER --mem 12G --timeout 3600 \\
         --log build/vm/durability.log \\
         --append clocksource=tsc --append tsc=reliable -- \\
         /usr/bin/python3 bench/guest_bench.py build/bench/durability.json \\
-        --store file --fabric loop --rounds {rounds} \\
-        --side ours --side ours-wb --side lio-aio --side lio \\
+        --store file --fabric loop --rounds {rounds} --runtime {runtime} \\
+        {sides} \\
         {only}
     bench/report.py --durability build/bench/durability.json docs/benchmarks.md
 """
@@ -50,8 +51,8 @@ def ratio(r, a, b, key):
 
 
 def round_ratios(r, a, b):
-    """The smallest and largest of a's IOPS over b's, round by round (the
-    two sides of one round ran one after the other), or n/a."""
+    """The smallest and largest of a's IOPS over b's, each round's a over
+    the same round's b, or n/a."""
     got = [rd[a]["iops"] / rd[b]["iops"] for rd in r.get("rounds", ())
            if rd.get(a, {}).get("iops") and rd.get(b, {}).get("iops")]
     return "%.2f-%.2f" % (min(got), max(got)) if got else "n/a"
@@ -78,9 +79,13 @@ def table(rows, key, spec, title):
 def render_durability(data):
     m = data["meta"]
     rows = data["results"]
+    if any((r["store"], r["fabric"]) != ("file", "loop") for r in rows):
+        raise SystemExit("report.py: the durability run has points off the "
+                         "file store over tcm_loop")
+    sides = " ".join("--side %s" % who for who in SIDES if who in rows[0])
     only = " \\\n        ".join("--only %s" % r["workload"] for r in rows)
     text = DURABILITY.format(date=m["date"], kernel=m["kernel"], rounds=m["rounds"],
-                             runtime=m["runtime_s"], only=only)
+                             runtime=m["runtime_s"], sides=sides, only=only)
     text += table(rows, "iops", "%.0f", "IOPS")
     text += table(rows, "cpu_us_per_io", "%.0f", "CPU µs per I/O")
     return text

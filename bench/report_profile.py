@@ -33,7 +33,8 @@ read from the page cache (`filemap_read`), and the scheduler
 (`__schedule`, context switches).
 
 """
-SIDE_TEXT = {"ours": "ours", "lio": "LIO fileio", "lio-aio": "LIO fileio async_io"}
+SIDE_TEXT = {"ours": "ours", "lio": "LIO fileio", "lio-aio": "LIO fileio async_io",
+             "ours-wb": "ours, write cache on"}
 # the buckets after "backend", each in a column of its own
 REST = ("LIO core", "tcm_loop", "xfs", "kernel", "fio", "user")
 

@@ -32,6 +32,8 @@ struct vaai_io *vaai_io_alloc(struct se_cmd *cmd)
 {
 	struct vaai_io *io = kmem_cache_alloc(vaai_io_cache, GFP_NOIO);
 
+	BUILD_BUG_ON(offsetofend(struct vaai_io, inline_bvec) !=
+		     sizeof(struct vaai_io));
 	if (!io)
 		return NULL;
 	memset(io, 0, offsetof(struct vaai_io, inline_bvec));

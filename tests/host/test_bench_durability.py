@@ -5,6 +5,8 @@ import importlib.util
 import os
 import sys
 
+import pytest
+
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
 sys.path.insert(0, BENCH)
 
@@ -62,8 +64,22 @@ def test_cpu_per_io_has_no_round_column_and_says_what_was_not_measured():
 def test_the_text_gives_the_command_that_measured_it():
     text = report_durability.render_durability(DATA)
     assert "2026-11-25 09:05 UTC" in text and "2 rounds of 3 s runs" in text
-    assert "--rounds 2 \\\n" in text
+    assert "--rounds 2 --runtime 3 \\\n" in text
+    assert "--side ours --side ours-wb --side lio-aio --side lio \\\n" in text
     assert "--only 4k-randwrite-qd32 \\\n        --only 4k-randwrite-qd1\n" in text
+
+
+def test_only_the_file_store_over_tcm_loop_is_rendered():
+    other = dict(DATA["results"][0], fabric="iscsi")
+    with pytest.raises(SystemExit):
+        report_durability.render_durability(dict(DATA, results=DATA["results"] + [other]))
+
+
+def test_report_refuses_a_data_run_without_ours():
+    lio_only = {"meta": DATA["meta"], "results": [
+        {k: v for k, v in DATA["results"][0].items() if k not in ("ours", "ours-wb")}]}
+    with pytest.raises(SystemExit):
+        report.render(data=lio_only)
 
 
 def test_report_places_it_after_the_analysis_and_keeps_it(tmp_path):

@@ -18,6 +18,10 @@ def test_side_picks_per_store_in_the_order_given():
     assert got == {"file": ("lio-aio", "ours-wb", "ours"), "bdev": ("ours",)}
 
 
+def test_a_side_named_twice_runs_once():
+    assert guest_bench.pick_sides(["ours", "lio", "ours"])["file"] == ("ours", "lio")
+
+
 def test_an_extra_side_runs_only_where_it_belongs():
     assert guest_bench.pick_sides(["ours-wb"]) == {"file": ("ours-wb",), "bdev": ()}
 
