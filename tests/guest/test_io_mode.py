@@ -41,6 +41,9 @@ def xfs_lun(xfs_scratch, exported):
         path = os.path.join(xfs_scratch, name + ".img")
         paths.append(path)
         so, sg = exported(name, path, size=64 * MiB, write_cache=wce)
+        # udev's probe of the new disk reads it in whatever mode the LUN
+        # was made in; let it finish before a test picks the mode
+        sh("udevadm", "settle")
         return so, sg, find_disk(so, "tcm_loopback"), path
 
     yield make
