@@ -44,6 +44,8 @@ BENCH_IQN = "iqn.2026-11.org.vaai:bench"
 SIDES = {"file": ("ours", "lio", "lio-aio"), "bdev": ("ours", "lio")}
 # Run only when --side names them.
 EXTRA_SIDES = {"file": ("ours-wb",)}
+# Every side each store can run.
+KNOWN_SIDES = {st: SIDES[st] + EXTRA_SIDES.get(st, ()) for st in SIDES}
 SIDE_TEXT = {"file": {"lio": "target_core_file (write_back=0)",
                       "lio-aio": "target_core_file (write_back=0, async_io=1)",
                       "ours-wb": "vaai (emulate_write_cache=1, io_mode=direct)"},
@@ -294,7 +296,7 @@ def main():
     sides = pick_sides(args.side)
     if sides is None:
         p.error("--side: choose among %s" % ", ".join(sorted(
-            set(w for st in SIDES for w in SIDES[st] + EXTRA_SIDES.get(st, ())))))
+            set(w for ws in KNOWN_SIDES.values() for w in ws))))
     stores_run = [st for st in args.store or tuple(SIDES) if sides[st]]
     if not stores_run:
         p.error("--side: none of these sides runs on the stores asked for")
@@ -352,8 +354,7 @@ def pick_sides(chosen):
     if not chosen:
         return dict(SIDES)
     chosen = list(dict.fromkeys(chosen))
-    out = {st: tuple(w for w in chosen if w in SIDES[st] + EXTRA_SIDES.get(st, ()))
-           for st in SIDES}
+    out = {st: tuple(w for w in chosen if w in known) for st, known in KNOWN_SIDES.items()}
     if any(not any(w in ws for ws in out.values()) for w in chosen):
         return None
     return out

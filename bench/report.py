@@ -17,6 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from report_cells import num, ratio  # noqa: E402
 from report_durability import render_durability  # noqa: E402
 from report_events import render_events  # noqa: E402
 from report_profile import render_profile  # noqa: E402
@@ -121,19 +122,10 @@ def best(r, key):
     return max(vals) if key in ("iops", "mbps") else min(vals)
 
 
-def ratio(a, b):
-    return "%.2f" % (a / b) if a and b else "n/a"
-
-
 DATA_COLS = ("| workload | IOPS ours | IOPS LIO | ratio | MB/s ours | MB/s LIO "
              "| mean µs ours | mean µs LIO | p99 µs ours | p99 µs LIO | ratio "
              "| CPU µs/IO ours | CPU µs/IO LIO | ratio |\n"
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-
-
-def num(v, spec):
-    """A figure, or n/a where it was not measured."""
-    return "n/a" if v is None else spec % v
 
 
 def row(r):

@@ -4,6 +4,7 @@ synced), ours with the write cache on (io_mode=direct, no sync), and
 target_core_file, whose async_io syncs no write with the write cache off
 either."""
 from plots import side_label
+from report_cells import num, ratio
 
 DURABILITY = """
 ## Durability: the file store's writes, synced and not
@@ -40,16 +41,6 @@ bench` measures it after the data path; alone, after `make module`:
 SIDES = ("ours", "ours-wb", "lio-aio", "lio")
 
 
-def figure(r, who, key, spec):
-    v = r.get(who, {}).get(key)
-    return "n/a" if v is None else spec % v
-
-
-def ratio(r, a, b, key):
-    x, y = r.get(a, {}).get(key), r.get(b, {}).get(key)
-    return "%.2f" % (x / y) if x and y else "n/a"
-
-
 def round_ratios(r, a, b):
     """The smallest and largest of a's IOPS over b's, each round's a over
     the same round's b, or n/a."""
@@ -68,8 +59,9 @@ def table(rows, key, spec, title):
     out = ["\n### %s\n" % title, "| %s |" % " | ".join(head),
            "|---|" + "---:|" * (len(head) - 1)]
     for r in rows:
-        cells = [r["workload"]] + [figure(r, who, key, spec) for who in sides]
-        cells += [ratio(r, "ours", "lio-aio", key), ratio(r, "ours-wb", "lio-aio", key)]
+        cells = [r["workload"]] + [num(r.get(who, {}).get(key), spec) for who in sides]
+        cells += [ratio(r.get(a, {}).get(key), r.get("lio-aio", {}).get(key))
+                  for a in ("ours", "ours-wb")]
         if with_rounds:
             cells.append(round_ratios(r, "ours-wb", "lio-aio"))
         out.append("| %s |" % " | ".join(cells))

@@ -2,6 +2,7 @@
 docs/benchmarks.md.  The count is less tied to the emulator's speed than
 CPU time is (how commands batch up still depends on timing)."""
 from plots import side_label
+from report_cells import num
 
 EVENTS = """
 ### Context switches per I/O
@@ -20,8 +21,7 @@ def table(rows, store):
     out = ["| %s |" % " | ".join(head), "|---|" + "---:|" * len(sides)]
     for r in rows:
         out.append("| %s |" % " | ".join([r["workload"]] + [
-            "n/a" if r[who].get("ctxt_per_io") is None else "%.2f" % r[who]["ctxt_per_io"]
-            for who in sides]))
+            num(r[who].get("ctxt_per_io"), "%.2f") for who in sides]))
     return "\n".join(out) + "\n"
 
 
