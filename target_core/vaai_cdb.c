@@ -18,8 +18,11 @@ static struct sbc_ops vaai_sbc_ops = {
 	.execute_sync_cache	= vaai_execute_sync_cache,
 };
 
+/*
+ * The commands we parse ourselves, indexed by operation code: the lookup
+ * every CDB makes, READ and WRITE included, is one load.
+ */
 struct vaai_cdb_handler {
-	u8 opcode;
 	/* the rest of the CDB says it is ours; NULL: the opcode does */
 	bool (*match)(const u8 *cdb);
 	sense_reason_t (*parse)(struct se_cmd *cmd);
@@ -30,32 +33,29 @@ static bool vaai_cdb_is_get_lba_status(const u8 *cdb)
 	return (cdb[1] & 0x1f) == SAI_GET_LBA_STATUS;
 }
 
-static const struct vaai_cdb_handler vaai_cdb_handlers[] = {
-	{ INQUIRY,		vaai_vpd_match,		vaai_vpd_parse },
-	{ COMPARE_AND_WRITE,	NULL,			vaai_caw_parse },
-	{ VERIFY,		vaai_verify_match,	vaai_verify_parse },
-	{ VERIFY_12,		vaai_verify_match,	vaai_verify_parse },
-	{ VERIFY_16,		vaai_verify_match,	vaai_verify_parse },
-	{ WRITE_SAME,		NULL,			vaai_ws_parse },
-	{ WRITE_SAME_16,	NULL,			vaai_ws_parse },
-	{ UNMAP,		NULL,			vaai_unmap_parse },
-	{ SERVICE_ACTION_IN_16,	vaai_cdb_is_get_lba_status, vaai_lba_status_parse },
-	{ EXTENDED_COPY,	NULL,			vaai_xcopy_parse },
-	{ RECEIVE_COPY_RESULTS,	NULL,			vaai_rcr_parse },
-	{ MAINTENANCE_IN,	vaai_opcodes_match,	vaai_opcodes_parse },
+static const struct vaai_cdb_handler vaai_cdb_handlers[256] = {
+	[INQUIRY]		= { vaai_vpd_match,	vaai_vpd_parse },
+	[COMPARE_AND_WRITE]	= { NULL,		vaai_caw_parse },
+	[VERIFY]		= { vaai_verify_match,	vaai_verify_parse },
+	[VERIFY_12]		= { vaai_verify_match,	vaai_verify_parse },
+	[VERIFY_16]		= { vaai_verify_match,	vaai_verify_parse },
+	[WRITE_SAME]		= { NULL,		vaai_ws_parse },
+	[WRITE_SAME_16]		= { NULL,		vaai_ws_parse },
+	[UNMAP]			= { NULL,		vaai_unmap_parse },
+	[SERVICE_ACTION_IN_16]	= { vaai_cdb_is_get_lba_status,
+				    vaai_lba_status_parse },
+	[EXTENDED_COPY]		= { NULL,		vaai_xcopy_parse },
+	[RECEIVE_COPY_RESULTS]	= { NULL,		vaai_rcr_parse },
+	[MAINTENANCE_IN]	= { vaai_opcodes_match,	vaai_opcodes_parse },
 };
 
 static const struct vaai_cdb_handler *vaai_cdb_lookup(const u8 *cdb)
 {
-	int i;
+	const struct vaai_cdb_handler *h = &vaai_cdb_handlers[cdb[0]];
 
-	for (i = 0; i < ARRAY_SIZE(vaai_cdb_handlers); i++) {
-		const struct vaai_cdb_handler *h = &vaai_cdb_handlers[i];
-
-		if (h->opcode == cdb[0] && (!h->match || h->match(cdb)))
-			return h;
-	}
-	return NULL;
+	if (!h->parse || (h->match && !h->match(cdb)))
+		return NULL;
+	return h;
 }
 
 /*
