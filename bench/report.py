@@ -1,9 +1,9 @@
 """Render bench results (JSON from guest_bench.py, guest_thin.py,
 guest_caw.py, guest_clone.py and guest_profile.py) as docs/benchmarks.md.
 
-    report.py [--data RESULTS.json ...] [--profile PROFILE.json]
-              [--durability DURABILITY.json] [--thin THIN.json]
-              [--caw CAW.json] [--clone CLONE.json ...] OUT.md
+    report.py [--data RESULTS.json ...] [--boots RESULTS.json ...]
+              [--profile PROFILE.json] [--durability DURABILITY.json]
+              [--thin THIN.json] [--caw CAW.json] [--clone CLONE.json ...] OUT.md
 
 Each section given is rendered anew (the data path with its plots, PNG
 files beside OUT.md); the sections not given are kept from OUT.md as they
@@ -17,7 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from report_cells import num, ratio  # noqa: E402
+from report_boots import render_boots  # noqa: E402
+from report_cells import (FABRIC_TITLE, STORE_TITLE, best, num, ratio,  # noqa: E402
+                          same_settings)
 from report_durability import render_durability  # noqa: E402
 from report_events import render_events  # noqa: E402
 from report_profile import render_profile  # noqa: E402
@@ -114,14 +116,6 @@ each table in the same boot.
 """
 
 
-def best(r, key):
-    """LIO's best value of key at this point, over its backstores."""
-    vals = [r[who][key] for who in ("lio", "lio-aio") if who in r and r[who][key]]
-    if not vals:
-        return None
-    return max(vals) if key in ("iops", "mbps") else min(vals)
-
-
 DATA_COLS = ("| workload | IOPS ours | IOPS LIO | ratio | MB/s ours | MB/s LIO "
              "| mean µs ours | mean µs LIO | p99 µs ours | p99 µs LIO | ratio "
              "| CPU µs/IO ours | CPU µs/IO LIO | ratio |\n"
@@ -147,9 +141,6 @@ FABRIC_TEXT = {
     "iscsi": "iSCSI over 127.0.0.1 with the `esxi` TPG profile (CmdSN window "
              "128) and open-iscsi queueing 128 commands per LUN",
 }
-STORE_TITLE = {"file": "file store (XFS on a RAM disk)",
-               "bdev": "block store (RAM disk)"}
-FABRIC_TITLE = {"loop": "tcm_loop", "iscsi": "iSCSI"}
 
 
 def meets(r, key, factor=1.0):
@@ -389,8 +380,8 @@ def render_clone(data):
 
 # The page's sections in order.  "analysis" is written by hand (where the
 # time goes, from profiling the guest) and only ever kept.
-SECTIONS = ("data", "profile", "analysis", "durability", "thin", "caw", "clone")
-RENDERED = ("data", "profile", "durability", "thin", "caw", "clone")
+SECTIONS = ("data", "boots", "profile", "analysis", "durability", "thin", "caw", "clone")
+RENDERED = ("data", "boots", "profile", "durability", "thin", "caw", "clone")
 
 
 def marked(name, text):
@@ -413,13 +404,14 @@ def kept_sections(path):
 
 
 def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=(),
-           profile=None, durability=None):
+           profile=None, durability=None, boots=None):
     """The page: the sections given rendered anew, the others from kept
     (section name -> marked text of an earlier page)."""
     sections = dict(kept or {})
     if data:
         sections["data"] = marked("data", render_data(data, plots))
-    for name, fn, d in (("profile", render_profile, profile),
+    for name, fn, d in (("boots", render_boots, boots),
+                        ("profile", render_profile, profile),
                         ("durability", render_durability, durability),
                         ("thin", render_thin, thin), ("caw", render_caw, caw),
                         ("clone", render_clone, clone)):
@@ -455,9 +447,7 @@ def merge_data(runs):
     boot's fabrics.  Settings that differ between the boots are refused."""
     if len(runs) == 1:
         return runs[0]
-    for key in ("rounds", "runtime_s", "lun_bytes", "kernel", "clocksource"):
-        if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
-            raise SystemExit("report.py: the data runs differ in %s" % key)
+    same_settings(runs, "data")
     seen = set()
     for run in runs:
         tables = {(r["fabric"], r["store"]) for r in run["results"]}
@@ -482,7 +472,9 @@ def merge_data(runs):
 
 # The sections given once per boot: how their runs merge, and the help.
 MERGE = {"clone": (merge_clone, "one per boot, each of other file systems"),
-         "data": (merge_data, "one per boot, each over other fabrics")}
+         "data": (merge_data, "one per boot, each over other fabrics"),
+         "boots": (list, "one per boot, each a data run of the same fabrics "
+                         "and settings")}
 
 
 def main(argv):

@@ -1,5 +1,14 @@
-"""How a figure is written in a table cell of docs/benchmarks.md, shared by
-report.py and its section modules."""
+"""What every table of docs/benchmarks.md shares: how a figure is written
+in a cell, LIO's best at a data-path point, and the titles of stores and
+fabrics; used by report.py and its section modules."""
+import json
+
+STORE_TITLE = {"file": "file store (XFS on a RAM disk)",
+               "bdev": "block store (RAM disk)"}
+FABRIC_TITLE = {"loop": "tcm_loop", "iscsi": "iSCSI"}
+
+# What a data-path run measured with: runs compared must agree on them.
+SETTINGS = ("rounds", "runtime_s", "lun_bytes", "kernel", "clocksource")
 
 
 def num(v, spec):
@@ -10,3 +19,19 @@ def num(v, spec):
 def ratio(a, b):
     """a over b to two places, or n/a where either is missing or zero."""
     return "%.2f" % (a / b) if a and b else "n/a"
+
+
+def best(r, key):
+    """LIO's best value of key at this point, over its backstores."""
+    vals = [r[who][key] for who in ("lio", "lio-aio") if who in r and r[who][key]]
+    if not vals:
+        return None
+    return max(vals) if key in ("iops", "mbps") else min(vals)
+
+
+def same_settings(runs, what):
+    """Refuse data-path runs (of one section, what) that were measured
+    with different settings."""
+    for key in SETTINGS:
+        if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
+            raise SystemExit("report.py: the %s runs differ in %s" % (what, key))

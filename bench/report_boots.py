@@ -1,0 +1,115 @@
+"""The data path measured again in other boots, for docs/benchmarks.md:
+ours over LIO's best at each point, boot by boot, and which of those
+ratios lean the same way in every boot."""
+from report_cells import FABRIC_TITLE, STORE_TITLE, best, num, same_settings
+
+# A ratio within this of 1 is noise (the page's "Reading the numbers").
+NOISE = 0.10
+
+BOOTS = """
+## Boot to boot: which ratios repeat
+
+The rounds of one boot agree with each other better than one boot agrees
+with the next, so a ratio off by more than the noise in one boot's table
+may not be there in another.  Here the data path in several boots, each
+with the same settings ({rounds} rounds of {runtime} s runs, kernel
+{kernel}):
+
+{dates}
+
+Each figure is ours over LIO's best at that point in that boot's medians,
+as in the table above.  "every boot" says where the ratio was beyond
+±{noise:.0f} % on the same side of 1 in each boot: lower or higher IOPS,
+more or less CPU per I/O.  Each boot's run is `bench/guest_bench.py` (the
+data-path command above); this section is rendered with
+
+    bench/report.py {args} docs/benchmarks.md
+"""
+
+
+def short(meta):
+    """A boot's date in a column head: month-day and time."""
+    return meta["date"][5:16]
+
+
+def lean(ratios, low, high):
+    """low if every ratio is below 1 - NOISE, high if every one is above
+    1 + NOISE, else nothing; as the table shows them, to two places."""
+    if None in ratios:
+        return ""
+    ratios = [round(x, 2) for x in ratios]
+    if all(x < 1 - NOISE for x in ratios):
+        return low
+    if all(x > 1 + NOISE for x in ratios):
+        return high
+    return ""
+
+
+def point_ratio(r, key):
+    """Ours over LIO's best at this point, or None where not measured."""
+    lio = best(r, key)
+    ours = r["ours"][key]
+    return ours / lio if ours and lio else None
+
+
+def table(runs, fabric, store):
+    """One store's points over one fabric that every boot measured."""
+    by_boot = [{r["workload"]: r for r in run["results"]
+                if (r["fabric"], r["store"]) == (fabric, store) and r.get("table")}
+               for run in runs]
+    names = [w for w in by_boot[0] if all(w in b for b in by_boot)]
+    if not names:
+        return "", []
+    heads = [short(run["meta"]) for run in runs]
+    head = (["workload"] + ["IOPS %s" % h for h in heads] + ["IOPS, every boot"] +
+            ["CPU/IO %s" % h for h in heads] + ["CPU/IO, every boot"])
+    out = ["\n### %s over %s\n" % (STORE_TITLE[store], FABRIC_TITLE[fabric]),
+           "| %s |" % " | ".join(head), "|---|" + "---:|" * (len(head) - 1)]
+    leans = []
+    for w in names:
+        rows = [b[w] for b in by_boot]
+        iops = [point_ratio(r, "iops") for r in rows]
+        cpu = [point_ratio(r, "cpu_us_per_io") for r in rows]
+        li, lc = lean(iops, "lower", "higher"), lean(cpu, "less", "more")
+        leans.append((li, lc))
+        cells = ([w] + [num(x, "%.2f") for x in iops] + [li] +
+                 [num(x, "%.2f") for x in cpu] + [lc])
+        out.append("| %s |" % " | ".join(cells))
+    return "\n".join(out) + "\n", leans
+
+
+def fabrics(run):
+    return {r["fabric"] for r in run["results"]}
+
+
+def render_boots(runs):
+    """Each fabric's points over the boots that measured it, two at least."""
+    same_settings(runs, "boots")
+    if any("ours" not in r for run in runs for r in run["results"]):
+        raise SystemExit("report.py: a --boots run has a point without ours")
+    by_fabric = {f: [run for run in runs if f in fabrics(run)] for f in FABRIC_TITLE}
+    by_fabric = {f: got for f, got in by_fabric.items() if len(got) > 1}
+    if not by_fabric:
+        raise SystemExit("report.py: --boots wants two boots or more over one fabric")
+    m = runs[0]["meta"]
+    dates = "\n".join("- %s: %s" % (FABRIC_TITLE[f], ", ".join(run["meta"]["date"]
+                                                                  for run in got))
+                       for f, got in by_fabric.items())
+    text = BOOTS.format(rounds=m["rounds"], runtime=m["runtime_s"], kernel=m["kernel"],
+                        noise=NOISE * 100, dates=dates,
+                        args=" ".join("--boots RUN%d.json" % (i + 1)
+                                      for i in range(len(runs))))
+    leans = []
+    for fabric, got in by_fabric.items():
+        for store in STORE_TITLE:
+            part, found = table(got, fabric, store)
+            text += part
+            leans += found
+    iops = [li for li, _ in leans]
+    cpu = [lc for _, lc in leans]
+    text += ("\nOf the %d points: IOPS lower than LIO's best in every boot at %d, "
+             "higher at %d; CPU per I/O more in every boot at %d, less at %d; "
+             "at the others, not beyond the noise the same way in every boot.\n"
+             % (len(leans), iops.count("lower"), iops.count("higher"),
+                cpu.count("more"), cpu.count("less")))
+    return text
