@@ -41,6 +41,8 @@ def draw(data, outdir):
 
     panels = [(store, rw) for store in ("file", "bdev") for rw in ("randread", "randwrite")
               if (store, rw) in sweep]
+    # a merged run (report.merge_data) knows each fabric's boot
+    loop_date = data["meta"].get("dates", {}).get("loop", data["meta"]["date"])
     made = []
     for key, ylabel, name, title in FIGURES:
         fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6),
@@ -61,7 +63,7 @@ def draw(data, outdir):
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
         axes[0][0].set_ylabel(ylabel)
-        fig.suptitle("%s, queue depth 32, tcm_loop (%s)" % (title, data["meta"]["date"]),
+        fig.suptitle("%s, queue depth 32, tcm_loop (%s)" % (title, loop_date),
                      fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(outdir, name), dpi=90)

@@ -50,7 +50,9 @@ bench/guest_bench.py build/bench/results.json` (KVER: the guest kernel,
 `/boot/vmlinuz-KVER`, the one `make bench` boots), then `bench/report.py
 --data build/bench/results.json docs/benchmarks.md`, which replaces that
 section and its plots and keeps the others as they were (`--data` once per
-boot, e.g. `--fabric loop` in one and `--fabric iscsi` in another).  The full copy sends its
+boot, e.g. `--fabric loop` in one and `--fabric iscsi` in another;
+`--boots` once per data run, two boots or more of a fabric, puts those
+boots side by side).  The full copy sends its
 commands with `build/bench/sgloop` (`make build/bench/sgloop`; `make bench`
 builds it); `--clone` may be given once per boot, each boot's JSON holding
 other file systems (`guest_clone.py --fs xfs`, then `--fs ext4`).  The
@@ -73,7 +75,8 @@ almost everywhere. Gains that come from overlapping device waits (parallel
 COMPARE AND WRITEs, batched log forces) barely show here; between runs of
 the same build, one side's IOPS at one point move by 20-30 % (largest
 minus smallest of three rounds, at the median point), so a ratio within
-about ±10 % of 1 is noise.
+about ±10 % of 1 is noise, and a ratio beyond that in one boot need not
+be there in the next ("Boot to boot", after the data path's tables).
 """
 
 DATA = """
@@ -461,7 +464,8 @@ def merge_data(runs):
 
     meta = dict(runs[0]["meta"],
                 fabrics=list(dict.fromkeys(f for run in runs for f in fabrics(run))),
-                date=boot_dates(runs, lambda run: [FABRIC_TITLE[f] for f in fabrics(run)]))
+                date=boot_dates(runs, lambda run: [FABRIC_TITLE[f] for f in fabrics(run)]),
+                dates={f: run["meta"]["date"] for run in runs for f in fabrics(run)})
     checks = [run["meta"].get("clock_check") for run in runs]
     meta["clock_check"] = None if None in checks else {
         "moves": sum(c["moves"] for c in checks),

@@ -233,6 +233,9 @@ def test_data_runs_of_two_boots_make_one_section_with_both_dates():
             in text)
     assert "### file store (XFS on a RAM disk) over tcm_loop" in text
     assert "### file store (XFS on a RAM disk) over iSCSI" in text
+    # the plots, of tcm_loop only, name that boot alone
+    assert merged["meta"]["dates"] == {"loop": "2026-11-25 05:52 UTC",
+                                       "iscsi": "2026-11-25 06:47 UTC"}
 
 
 def test_data_runs_that_differ_in_method_or_overlap_are_refused():
