@@ -477,8 +477,8 @@ def merge_data(runs):
 # The sections given once per boot: how their runs merge, and the help.
 MERGE = {"clone": (merge_clone, "one per boot, each of other file systems"),
          "data": (merge_data, "one per boot, each over other fabrics"),
-         "boots": (list, "one per boot, each a data run of the same fabrics "
-                         "and settings")}
+         "boots": (list, "one per boot, each a data run with the same settings; "
+                         "each fabric over the boots that measured it")}
 
 
 def main(argv):

@@ -82,15 +82,36 @@ def fabrics(run):
     return {r["fabric"] for r in run["results"]}
 
 
+def sides(run, fabric):
+    """Each store's sides over fabric in run: what "LIO's best" picks from."""
+    got = {}
+    for r in run["results"]:
+        if r["fabric"] == fabric:
+            got.setdefault(r["store"], set()).update(k for k in r if k in SIDES)
+    return got
+
+
+SIDES = ("ours", "ours-wb", "lio", "lio-aio")
+
+
 def render_boots(runs):
     """Each fabric's points over the boots that measured it, two at least."""
     same_settings(runs, "boots")
     if any("ours" not in r for run in runs for r in run["results"]):
         raise SystemExit("report.py: a --boots run has a point without ours")
+    dates = [run["meta"]["date"] for run in runs]
+    if len(set(dates)) < len(dates):
+        raise SystemExit("report.py: --boots was given one boot's run twice")
     by_fabric = {f: [run for run in runs if f in fabrics(run)] for f in FABRIC_TITLE}
     by_fabric = {f: got for f, got in by_fabric.items() if len(got) > 1}
     if not by_fabric:
         raise SystemExit("report.py: --boots wants two boots or more over one fabric")
+    if any(not fabrics(run) & set(by_fabric) for run in runs):
+        raise SystemExit("report.py: a --boots run is over a fabric no other run measured")
+    for f, got in by_fabric.items():
+        if any(sides(run, f) != sides(got[0], f) for run in got):
+            raise SystemExit("report.py: the --boots runs over %s ran other sides"
+                             % FABRIC_TITLE[f])
     m = runs[0]["meta"]
     dates = "\n".join("- %s: %s" % (FABRIC_TITLE[f], ", ".join(run["meta"]["date"]
                                                                   for run in got))

@@ -20,7 +20,9 @@ static struct sbc_ops vaai_sbc_ops = {
 
 /*
  * The commands we parse ourselves, indexed by operation code: the lookup
- * every CDB makes, READ and WRITE included, is one load.
+ * every CDB makes, READ and WRITE included, is one load.  An opcode with no
+ * parse function is LIO core's; one opcode has one entry, so service
+ * actions of one opcode share its match and parse.
  */
 struct vaai_cdb_handler {
 	/* the rest of the CDB says it is ours; NULL: the opcode does */
