@@ -18,8 +18,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from report_boots import render_boots  # noqa: E402
-from report_cells import (FABRIC_TITLE, STORE_TITLE, best, num, ratio,  # noqa: E402
-                          same_settings)
+from report_cells import (FABRIC_TITLE, STORE_TITLE, best, need_ours,  # noqa: E402
+                          num, ratio, run_fabrics, same_settings)
 from report_durability import render_durability  # noqa: E402
 from report_events import render_events  # noqa: E402
 from report_profile import render_profile  # noqa: E402
@@ -180,11 +180,8 @@ def clock_check(meta):
 
 def render_data(data, plots):
     m = data["meta"]
-    if any("ours" not in r for r in data["results"]):
-        raise SystemExit("report.py: the data run has a point without ours "
-                         "(guest_bench.py --side without ours?)")
-    ran = {r["fabric"] for r in data["results"]}
-    fabrics = [FABRIC_TEXT[f] for f in m.get("fabrics", [f for f in FABRIC_TEXT if f in ran])]
+    need_ours([data], "data")
+    fabrics = [FABRIC_TEXT[f] for f in m.get("fabrics", run_fabrics(data))]
     rounds = ("one round: each figure is a single run (one side's IOPS move by "
               "about 20 % between runs)" if m["rounds"] == 1 else
               "%d rounds, rotating which side runs first; each figure is the "
@@ -459,13 +456,10 @@ def merge_data(runs):
                              "over the same fabric")
         seen |= tables
 
-    def fabrics(run):
-        return sorted({r["fabric"] for r in run["results"]}, key=list(FABRIC_TITLE).index)
-
     meta = dict(runs[0]["meta"],
-                fabrics=list(dict.fromkeys(f for run in runs for f in fabrics(run))),
-                date=boot_dates(runs, lambda run: [FABRIC_TITLE[f] for f in fabrics(run)]),
-                dates={f: run["meta"]["date"] for run in runs for f in fabrics(run)})
+                fabrics=list(dict.fromkeys(f for run in runs for f in run_fabrics(run))),
+                date=boot_dates(runs, lambda run: [FABRIC_TITLE[f] for f in run_fabrics(run)]),
+                dates={f: run["meta"]["date"] for run in runs for f in run_fabrics(run)})
     checks = [run["meta"].get("clock_check") for run in runs]
     meta["clock_check"] = None if None in checks else {
         "moves": sum(c["moves"] for c in checks),

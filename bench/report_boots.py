@@ -1,7 +1,9 @@
 """The data path measured again in other boots, for docs/benchmarks.md:
 ours over LIO's best at each point, boot by boot, and which of those
 ratios lean the same way in every boot."""
-from report_cells import FABRIC_TITLE, STORE_TITLE, best, num, same_settings
+from plots import LABEL
+from report_cells import (FABRIC_TITLE, STORE_TITLE, best, need_ours, num, run_fabrics,
+                          same_settings)
 
 # A ratio within this of 1 is noise (the page's "Reading the numbers").
 NOISE = 0.10
@@ -78,35 +80,27 @@ def table(runs, fabric, store):
     return "\n".join(out) + "\n", leans
 
 
-def fabrics(run):
-    return {r["fabric"] for r in run["results"]}
-
-
 def sides(run, fabric):
     """Each store's sides over fabric in run: what "LIO's best" picks from."""
     got = {}
     for r in run["results"]:
         if r["fabric"] == fabric:
-            got.setdefault(r["store"], set()).update(k for k in r if k in SIDES)
+            got.setdefault(r["store"], set()).update(k for k in r if k in LABEL)
     return got
-
-
-SIDES = ("ours", "ours-wb", "lio", "lio-aio")
 
 
 def render_boots(runs):
     """Each fabric's points over the boots that measured it, two at least."""
     same_settings(runs, "boots")
-    if any("ours" not in r for run in runs for r in run["results"]):
-        raise SystemExit("report.py: a --boots run has a point without ours")
+    need_ours(runs, "--boots")
     dates = [run["meta"]["date"] for run in runs]
     if len(set(dates)) < len(dates):
         raise SystemExit("report.py: --boots was given one boot's run twice")
-    by_fabric = {f: [run for run in runs if f in fabrics(run)] for f in FABRIC_TITLE}
+    by_fabric = {f: [run for run in runs if f in run_fabrics(run)] for f in FABRIC_TITLE}
     by_fabric = {f: got for f, got in by_fabric.items() if len(got) > 1}
     if not by_fabric:
         raise SystemExit("report.py: --boots wants two boots or more over one fabric")
-    if any(not fabrics(run) & set(by_fabric) for run in runs):
+    if not all(set(run_fabrics(run)) & set(by_fabric) for run in runs):
         raise SystemExit("report.py: a --boots run is over a fabric no other run measured")
     for f, got in by_fabric.items():
         if any(sides(run, f) != sides(got[0], f) for run in got):

@@ -29,6 +29,19 @@ def best(r, key):
     return max(vals) if key in ("iops", "mbps") else min(vals)
 
 
+def run_fabrics(run):
+    """The fabrics a data-path run measured, in the page's order."""
+    return sorted({r["fabric"] for r in run["results"]}, key=list(FABRIC_TITLE).index)
+
+
+def need_ours(runs, what):
+    """Refuse data-path runs (of one section, what) with a point that has
+    no figure of ours (guest_bench.py --side without ours)."""
+    if any("ours" not in r for run in runs for r in run["results"]):
+        raise SystemExit("report.py: a %s run has a point without ours "
+                         "(guest_bench.py --side without ours?)" % what)
+
+
 def same_settings(runs, what):
     """Refuse data-path runs (of one section, what) that were measured
     with different settings."""
