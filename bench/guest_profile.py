@@ -1,20 +1,21 @@
 """Where a data-path run's CPU time goes, side by side: perf in the guest.
 
 Each workload runs with fio on each side of a store, set up as
-guest_bench.py sets them up (over tcm_loop), while `perf record -a -g`
-samples every CPU at a fixed period of the cpu-clock, idle or not.  Each
-sample is put in one bucket by the code it was taken in (the backend, LIO's
-core, tcm_loop, XFS, the rest of the kernel, fio, idle); a bucket's share
+guest_bench.py sets them up (over tcm_loop or iSCSI), while `perf record
+-a -g` samples every CPU at a fixed period of the cpu-clock, idle or not.
+Each sample is put in one bucket by the code it was taken in (the backend,
+LIO's core, the target's fabric module, the iSCSI initiator, XFS, the rest
+of the kernel, fio, idle); a bucket's share
 of the samples times the CPUs, over the I/Os completed per second in the
 same window, is its CPU time per I/O.  The samples whose call chain passes
 through the backend module give its inclusive cost (the file system and
 block layer work it calls included), and those through any of the target's
-modules (LIO's core, tcm_loop, the backend) the target's.  perf's own
+modules (LIO's core, its fabric module, the backend) the target's.  perf's own
 samples are left out.  perf script's text of each run is kept beside
 OUT.json, in the directory of its name without .json.
 
     guest_profile.py OUT.json [--workload NAME ...] [--store file|bdev]
-                     [--side WHO ...] [--seconds 5]
+                     [--fabric loop|iscsi] [--side WHO ...] [--seconds 5]
     guest_profile.py OUT.json --reparse    (the kept text again, anywhere)
 """
 import argparse
@@ -41,21 +42,29 @@ from guestlib import clocksource  # noqa: E402
 PERIOD_NS = 2000000          # a sample every 2 ms of each CPU's time
 DEFAULT_WORKLOADS = ("4k-randread-qd32", "4k-randwrite-qd32", "4k-randrw70-qd32")
 BACKENDS = ("target_core_vaai", "target_core_file", "target_core_iblock")
-# Kernel modules with a bucket of their own; the rest is "kernel".
-MODULES = {"target_core_mod": "LIO core", "tcm_loop": "tcm_loop", "xfs": "xfs"}
+# Kernel modules with a bucket of their own; the rest is "kernel".  The
+# target's fabric module is "fabric"; over iSCSI the initiator's modules are
+# "initiator" (tcm_loop is the initiator's driver and the target's fabric in
+# one, so over it there is no initiator bucket).
+FABRIC_MODULES = ("tcm_loop", "iscsi_target_mod")
+MODULES = dict({"target_core_mod": "LIO core", "xfs": "xfs",
+                "iscsi_tcp": "initiator", "libiscsi": "initiator",
+                "libiscsi_tcp": "initiator"},
+               **{m: "fabric" for m in FABRIC_MODULES})
 IDLE = re.compile(r"^(native_safe_halt|default_idle|arch_cpu_idle|"
                   r"default_idle_call|do_idle|cpu_idle|cpuidle|acpi_idle|"
                   r"mwait_idle|poll_idle|cpu_startup_entry|pv_native_safe_halt)")
-# A chain through any of these is the target's work (tcm_loop's submission
-# and completion included).
-TARGET = BACKENDS + ("target_core_mod", "tcm_loop")
+# A chain through any of these is the target's work (the fabric module's
+# submission and completion included: tcm_loop's, or the iSCSI target's
+# threads with the TCP work they call).
+TARGET = BACKENDS + ("target_core_mod",) + FABRIC_MODULES
 NAMED_MODULES = set(MODULES) | set(BACKENDS)
-BUCKETS = ("backend", "LIO core", "tcm_loop", "xfs", "kernel", "fio", "user")
+BUCKETS = ("backend", "LIO core", "fabric", "initiator", "xfs", "kernel", "fio", "user")
 # Kernel functions whose inclusive cost (the samples whose call chain passes
 # through them) is reported: what a write's durability, the mtime, direct
-# and page-cache I/O and the scheduler cost per I/O.
+# and page-cache I/O, the RAM disk's copy and the scheduler cost per I/O.
 THROUGH = ("xfs_file_fsync", "xfs_vn_update_time", "iomap_dio_rw", "filemap_read",
-           "__schedule")
+           "brd_submit_bio", "__schedule")
 # Kernel text lies above this address, user space below it.
 KERNEL_BASE = 0xffff800000000000
 FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$")
@@ -269,6 +278,7 @@ def main():
     p.add_argument("out")
     p.add_argument("--workload", action="append", choices=sorted(gb.WORKLOADS))
     p.add_argument("--store", default="file", choices=tuple(gb.SIDES))
+    p.add_argument("--fabric", default="loop", choices=("loop", "iscsi"))
     p.add_argument("--side", action="append", metavar="WHO",
                    help="the store's sides to profile, as guest_bench.py's --side")
     p.add_argument("--seconds", type=int, default=5)
@@ -286,7 +296,7 @@ def main():
     ncpus = os.cpu_count()
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "kernel": platform.release(), "cpus": ncpus, "store": args.store,
-            "seconds": args.seconds, "period_ns": PERIOD_NS, "fabric": "loop",
+            "seconds": args.seconds, "period_ns": PERIOD_NS, "fabric": args.fabric,
             "clocksource": clocksource()}
     results = []
     # perf script's text of each run, beside OUT.json, to be read again
@@ -294,9 +304,9 @@ def main():
     with gb.xfs_on_brd(gb.FS_MNT, gb.fs_kib(len(sides["file"])), rd_nr=3), \
             tempfile.TemporaryDirectory() as tmp:
         stores = gb.Stores(sides["file"])
-        ex = gb.Exported(stores, args.store, "loop", sides[args.store])
+        ex = gb.Exported(stores, args.store, args.fabric, sides[args.store])
         try:
-            # every module loaded now: the backends, LIO, tcm_loop, xfs
+            # every module loaded now: the backends, LIO, the fabric, xfs
             modsyms = module_symbols()
             with open(os.path.join(raw_dir, "modules.json"), "w") as f:
                 json.dump(modsyms, f)

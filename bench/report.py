@@ -2,7 +2,8 @@
 guest_caw.py, guest_clone.py and guest_profile.py) as docs/benchmarks.md.
 
     report.py [--data RESULTS.json ...] [--boots RESULTS.json ...]
-              [--profile PROFILE.json] [--durability DURABILITY.json]
+              [--profile PROFILE.json] [--gaps PROFILE.json ...]
+              [--durability DURABILITY.json]
               [--thin THIN.json] [--caw CAW.json] [--clone CLONE.json ...] OUT.md
 
 Each section given is rendered anew (the data path with its plots, PNG
@@ -22,7 +23,7 @@ from report_cells import (FABRIC_TITLE, STORE_TITLE, best, need_ours,  # noqa: E
                           num, ratio, run_fabrics, same_settings)
 from report_durability import render_durability  # noqa: E402
 from report_events import render_events  # noqa: E402
-from report_profile import render_profile  # noqa: E402
+from report_profile import render_gaps, render_profile  # noqa: E402
 
 HEADER = """# Benchmarks
 
@@ -65,9 +66,12 @@ which `tests/vm/deps.sh` installs), then `bench/report.py --profile
 build/bench/profile.json docs/benchmarks.md`; perf script's text of each
 run stays in `build/bench/profile/`, and `bench/guest_profile.py
 build/bench/profile.json --reparse` attributes it again (on the host too,
-with `/usr/bin/python3`, which has rtslib).  Where one EXTENDED COPY's time
-goes: the same line with `--mem 6G -- /usr/bin/python3
-bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
+with `/usr/bin/python3`, which has rtslib).  One point of one store over
+one fabric, e.g. `guest_profile.py OUT.json --store bdev --fabric iscsi
+--workload 64k-seqwrite-qd8`, goes into the section on the points behind
+in every boot with `bench/report.py --gaps OUT.json` (once per run).
+Where one EXTENDED COPY's time goes: the same line with `--mem 6G --
+/usr/bin/python3 bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
 
 Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
 store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck
@@ -380,8 +384,9 @@ def render_clone(data):
 
 # The page's sections in order.  "analysis" is written by hand (where the
 # time goes, from profiling the guest) and only ever kept.
-SECTIONS = ("data", "boots", "profile", "analysis", "durability", "thin", "caw", "clone")
-RENDERED = ("data", "boots", "profile", "durability", "thin", "caw", "clone")
+SECTIONS = ("data", "boots", "profile", "gaps", "analysis", "durability", "thin", "caw",
+            "clone")
+RENDERED = ("data", "boots", "profile", "gaps", "durability", "thin", "caw", "clone")
 
 
 def marked(name, text):
@@ -404,7 +409,7 @@ def kept_sections(path):
 
 
 def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=(),
-           profile=None, durability=None, boots=None):
+           profile=None, durability=None, boots=None, gaps=None):
     """The page: the sections given rendered anew, the others from kept
     (section name -> marked text of an earlier page)."""
     sections = dict(kept or {})
@@ -412,6 +417,7 @@ def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=(),
         sections["data"] = marked("data", render_data(data, plots))
     for name, fn, d in (("boots", render_boots, boots),
                         ("profile", render_profile, profile),
+                        ("gaps", render_gaps, gaps),
                         ("durability", render_durability, durability),
                         ("thin", render_thin, thin), ("caw", render_caw, caw),
                         ("clone", render_clone, clone)):
@@ -472,7 +478,9 @@ def merge_data(runs):
 MERGE = {"clone": (merge_clone, "one per boot, each of other file systems"),
          "data": (merge_data, "one per boot, each over other fabrics"),
          "boots": (list, "one per boot, each a data run with the same settings; "
-                         "each fabric over the boots that measured it")}
+                         "each fabric over the boots that measured it"),
+         "gaps": (list, "one per profile run (guest_profile.py), each of one "
+                        "store over one fabric")}
 
 
 def main(argv):

@@ -3,7 +3,6 @@ side: ours over LIO's best per point and boot, and which points lean the
 same way beyond the noise in every boot; report.py places it after the
 data path and refuses runs it cannot compare."""
 import importlib.util
-import json
 import os
 import sys
 
@@ -13,6 +12,7 @@ BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
 sys.path.insert(0, BENCH)
 
 import report_boots  # noqa: E402
+from report_run import run_report  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("report", os.path.join(BENCH, "report.py"))
 report = importlib.util.module_from_spec(_spec)
@@ -134,15 +134,9 @@ def test_one_boot_is_refused():
 
 
 def test_report_places_it_after_the_data_path_and_keeps_it(tmp_path):
-    paths = []
-    for i, boot in enumerate((BOOT1, BOOT2)):
-        p = tmp_path / ("b%d.json" % i)
-        p.write_text(json.dumps(boot))
-        paths += ["--boots", str(p)]
-    out = tmp_path / "benchmarks.md"
-    out.write_text("<!-- section:data -->\nDATA\n<!-- /section:data -->\n\n"
-                   "<!-- section:profile -->\nPROFILE\n<!-- /section:profile -->\n")
-    assert report.main(["report.py"] + paths + [str(out)]) == 0
+    out = run_report(tmp_path, "--boots", (BOOT1, BOOT2),
+                     "<!-- section:data -->\nDATA\n<!-- /section:data -->\n\n"
+                     "<!-- section:profile -->\nPROFILE\n<!-- /section:profile -->\n")
     page = out.read_text()
     assert page.index("DATA") < page.index("## Boot to boot") < page.index("PROFILE")
     assert "\n    bench/report.py --boots RUN1.json --boots RUN2.json docs/benchmarks.md\n" in page

@@ -9,7 +9,9 @@ BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
 sys.path.insert(0, BENCH)
 
 import guest_profile  # noqa: E402
+import report  # noqa: E402
 import report_profile  # noqa: E402
+from report_run import run_report  # noqa: E402
 
 # What `perf script -F comm,time,ip,sym,dso` prints for samples with call
 # chains: a header line, then one indented line per frame, leaf first.
@@ -98,7 +100,8 @@ def test_render_profile_table():
     text = report_profile.render_profile(data)
     buckets = text[:text.index("Time through a few kernel functions")]
     rows = [l for l in buckets.splitlines() if l.startswith("| 4k-randwrite-qd32 |")]
-    assert [r.split(" | ")[1] for r in rows] == ["ours", "LIO fileio", "LIO fileio async_io"]
+    assert [r.split(" | ")[1] for r in rows] == ["vaai (ours)", "target_core_file",
+                                                 "target_core_file async_io"]
     cells = rows[0].strip("| ").split(" | ")
     # IOPS, busy, backend, under backend, under target, LIO core
     assert cells[2:8] == ["1000", "1333", "333.3", "667", "1000", "0"]
@@ -122,7 +125,7 @@ def test_module_frames_named_by_kallsyms(tmp_path):
     [(comm, t, chain)] = guest_profile.parse_script(text, modsyms)
     assert chain == [("tcm_loop_queuecommand", "tcm_loop"),
                      ("blk_mq_run_hw_queue", "kernel.kallsyms")]
-    assert guest_profile.bucket(comm, chain) == "tcm_loop"
+    assert guest_profile.bucket(comm, chain) == "fabric"
 
 
 THROUGH_SCRIPT = """\
@@ -166,8 +169,11 @@ def test_render_profile_tables_the_time_through_named_functions():
     assert head == ["| workload | side | %s |" % " | ".join(guest_profile.THROUGH)]
     rows = [l for l in text[text.index(head[0]):].splitlines()
             if l.startswith("| 4k-randwrite-qd32 |")]
-    assert rows == ["| 4k-randwrite-qd32 | ours | 500.0 | 0.0 | 500.0 | 0.0 | 500.0 |",
-                    "| 4k-randwrite-qd32 | LIO fileio | 500.0 | 0.0 | 500.0 | 0.0 | 500.0 |"]
+    # the block store's LIO side is target_core_iblock
+    assert rows == ["| 4k-randwrite-qd32 | vaai (ours) | 500.0 | 0.0 | 500.0 | 0.0 | 0.0 | "
+                    "500.0 |",
+                    "| 4k-randwrite-qd32 | target_core_iblock | 500.0 | 0.0 | 500.0 | 0.0 | "
+                    "0.0 | 500.0 |"]
 
 
 def test_module_files_perf_found_are_named_like_the_others():
@@ -205,3 +211,74 @@ def test_reparse_computes_the_figures_again_from_the_kept_text(tmp_path, monkeyp
     assert ours["iops"] == 1000.0
     assert ours["busy_us_per_io"] == pytest.approx(3 * 500.0)
     assert ours["through_us_per_io"]["xfs_file_fsync"] == pytest.approx(500.0)
+
+
+ISCSI_SCRIPT = """\
+iscsi_trx  40.000000: 
+\t ffffffff81000900 tcp_recvmsg ([kernel.kallsyms])
+\t ffffffffc0d00100 iscsit_get_rx_pdu ([iscsi_target_mod])
+
+kworker/u4:1  40.002000: 
+\t ffffffffc0e00100 iscsi_sw_tcp_xmit_segment ([iscsi_tcp])
+\t ffffffffc0e10100 iscsi_xmitworker ([libiscsi])
+
+fio  40.004000: 
+\t ffffffff81000a00 tcp_sendmsg ([kernel.kallsyms])
+"""
+
+
+def test_iscsi_target_is_the_fabric_and_the_initiator_apart():
+    """Over iSCSI the target's module is the fabric bucket, and its chains
+    (with the TCP work they call) are the target's; open-iscsi's modules
+    are the initiator, not the target."""
+    samples = guest_profile.parse_script(ISCSI_SCRIPT)
+    assert [guest_profile.bucket(c, ch) for c, _, ch in samples] == [
+        "kernel", "initiator", "kernel"]
+    got = guest_profile.attribute(samples, 2, 1000)
+    one = 2 * 1e6 / 1000 / 3
+    assert got["buckets"]["initiator"] == pytest.approx(one)
+    assert got["buckets"]["fabric"] == 0
+    assert got["under_target_us_per_io"] == pytest.approx(one)
+    [(_, _, chain)] = guest_profile.parse_script(
+        "iscsi_ttx  41.0: \n\t ffffffffc0d00200 iscsit_send_datain ([iscsi_target_mod])\n")
+    assert guest_profile.bucket("iscsi_ttx", chain) == "fabric"
+
+
+def _iscsi_run(store="file", date="2026-11-25 15:00 UTC"):
+    side = dict(guest_profile.attribute(guest_profile.parse_script(ISCSI_SCRIPT), 2, 1000),
+                iops=1000.0)
+    return {"meta": {"date": date, "kernel": "6.1.0-56-amd64", "cpus": 2, "store": store,
+                     "fabric": "iscsi", "seconds": 5, "period_ns": 2000000,
+                     "clocksource": "tsc"},
+            "results": [{"workload": "4k-randread-qd32", "ours": side, "lio": side}]}
+
+
+def test_an_iscsi_profile_has_the_target_and_initiator_columns():
+    text = report_profile.render_profile(_iscsi_run())
+    head = [l for l in text.splitlines() if l.startswith("| workload | side | IOPS")]
+    assert head == ["| workload | side | IOPS | busy | backend | under backend | "
+                    "under target | LIO core | iSCSI target | initiator | xfs | "
+                    "kernel, rest | fio | user, rest |"]
+    row = [l for l in text.splitlines()
+           if l.startswith("| 4k-randread-qd32 | vaai (ours) | 1000")][0]
+    # LIO core, iSCSI target, initiator: 0, 0 and a third of 2 ms
+    assert row.strip("| ").split(" | ")[7:10] == ["0", "0", "667"]
+    assert "(file store, iSCSI)" in " ".join(text.split())
+    # over tcm_loop, no initiator column
+    loop = dict(_iscsi_run(), meta=dict(_iscsi_run()["meta"], fabric="loop"))
+    assert "| tcm_loop | xfs |" in report_profile.render_profile(loop)
+
+
+def test_gaps_section_heads_each_run_and_follows_the_profile(tmp_path):
+    out = run_report(tmp_path, "--gaps",
+                     (_iscsi_run("file"), _iscsi_run("bdev", "2026-11-25 15:10 UTC")),
+                     "<!-- section:profile -->\nPROFILE\n<!-- /section:profile -->\n\n"
+                     "<!-- section:analysis -->\nNOTES\n<!-- /section:analysis -->\n")
+    page = out.read_text()
+    file_head = "### file store (XFS on a RAM disk) over iSCSI\n\nMeasured 2026-11-25 15:00 UTC"
+    bdev_head = "### block store (RAM disk) over iSCSI\n\nMeasured 2026-11-25 15:10 UTC"
+    assert (page.index("PROFILE") < page.index("## Where the time goes where ours")
+            < page.index(file_head) < page.index(bdev_head) < page.index("NOTES"))
+    assert page.count("| workload | side | IOPS") == 2
+    assert report.main(["report.py", str(out)]) == 0
+    assert out.read_text() == page
