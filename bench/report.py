@@ -72,6 +72,10 @@ one fabric, e.g. `guest_profile.py OUT.json --store bdev --fabric iscsi
 in every boot with `bench/report.py --gaps OUT.json` (once per run).
 Where one EXTENDED COPY's time goes: the same line with `--mem 6G --
 /usr/bin/python3 bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
+`bench/data/` keeps the JSON of the runs shown here that were measured
+from 2026-11-25 14:56 UTC on (the points behind in every boot), so those
+sections render again from a clean clone; the earlier runs' JSON was not
+kept.
 
 Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
 store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck
