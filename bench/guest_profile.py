@@ -10,9 +10,10 @@ of the samples times the CPUs, over the I/Os completed per second in the
 same window, is its CPU time per I/O.  The samples whose call chain passes
 through the backend module give its inclusive cost (the file system and
 block layer work it calls included), and those through any of the target's
-modules (LIO's core, its fabric module, the backend) the target's.  perf's own
-samples are left out.  perf script's text of each run is kept beside
-OUT.json, in the directory of its name without .json.
+modules (LIO's core, its fabric module, the backend) the target's.  The
+profiler's own samples (perf, the command it times, this script's thread
+that reads the disk's counters) are left out.  perf script's text of each
+run is kept beside OUT.json, in the directory of its name without .json.
 
     guest_profile.py OUT.json [--workload NAME ...] [--store file|bdev]
                      [--fabric loop|iscsi] [--side WHO ...] [--seconds 5]
@@ -65,6 +66,9 @@ BUCKETS = ("backend", "LIO core", "fabric", "initiator", "xfs", "kernel", "fio",
 # and page-cache I/O, the RAM disk's copy and the scheduler cost per I/O.
 THROUGH = ("xfs_file_fsync", "xfs_vn_update_time", "iomap_dio_rw", "filemap_read",
            "brd_submit_bio", "__schedule")
+# The profiler's own threads: perf, the `sleep` it times, and this script
+# (DiskRate's thread reads /proc/diskstats every 20 ms).
+PROFILER = ("perf", "perf-exec", "sleep", "python3")
 # Kernel text lies above this address, user space below it.
 KERNEL_BASE = 0xffff800000000000
 FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$")
@@ -134,7 +138,7 @@ def bucket(comm, chain):
 def attribute(samples, ncpus, iops):
     """µs of CPU per I/O by bucket and by leaf symbol, from the samples of a
     window in which the disk completed iops I/Os a second."""
-    mine = [(c, ch) for c, _, ch in samples if c != "perf"]
+    mine = [(c, ch) for c, _, ch in samples if c not in PROFILER]
     total = len(samples)
     if not total or not iops:
         return None
@@ -150,7 +154,7 @@ def attribute(samples, ncpus, iops):
     target = sum(1 for c, ch in mine if any(d in TARGET for _, d in ch))
     return {
         "samples": total,
-        "perf_samples": total - len(mine),
+        "profiler_samples": total - len(mine),
         "busy_us_per_io": us(sum(n for b, n in by.items() if b != "idle")),
         "idle_us_per_io": us(by["idle"]),
         "buckets": {b: us(by[b]) for b in BUCKETS},

@@ -68,14 +68,16 @@ run stays in `build/bench/profile/`, and `bench/guest_profile.py
 build/bench/profile.json --reparse` attributes it again (on the host too,
 with `/usr/bin/python3`, which has rtslib).  One point of one store over
 one fabric, e.g. `guest_profile.py OUT.json --store bdev --fabric iscsi
---workload 64k-seqwrite-qd8`, goes into the section on the points behind
-in every boot with `bench/report.py --gaps OUT.json` (once per run).
+--workload 64k-seqwrite-qd8`: the section on the points behind in every
+boot holds the runs given in one call of `bench/report.py --gaps A.json
+--gaps B.json ... docs/benchmarks.md`, now `bench/data/gap-*.json`.
 Where one EXTENDED COPY's time goes: the same line with `--mem 6G --
 /usr/bin/python3 bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
 `bench/data/` keeps the JSON of the runs shown here that were measured
-from 2026-11-25 14:56 UTC on (the points behind in every boot), so those
-sections render again from a clean clone; the earlier runs' JSON was not
-kept.
+from 2026-11-25 14:56 UTC on (the points behind in every boot), so that
+section renders again from a clean clone (the perf text its runs were
+counted from stays in `build/bench/`, not in the repository); the
+earlier runs' JSON was not kept.
 
 Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
 store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck

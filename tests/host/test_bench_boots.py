@@ -2,7 +2,6 @@
 side: ours over LIO's best per point and boot, and which points lean the
 same way beyond the noise in every boot; report.py places it after the
 data path and refuses runs it cannot compare."""
-import importlib.util
 import os
 import sys
 
@@ -11,12 +10,10 @@ import pytest
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
 sys.path.insert(0, BENCH)
 
+import report  # noqa: E402
 import report_boots  # noqa: E402
 from report_run import run_report  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("report", os.path.join(BENCH, "report.py"))
-report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(report)
 
 META = {"rounds": 3, "runtime_s": 3, "lun_bytes": 1 << 28, "kernel": "6.1.0-56-amd64",
         "clocksource": "tsc"}

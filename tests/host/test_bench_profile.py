@@ -57,14 +57,14 @@ def test_attribute_splits_cpu_per_io_by_where_it_ran():
     # 2 ms of CPU per I/O, 333 µs.
     got = guest_profile.attribute(samples, 2, 1000)
     one = 2 * 1e6 / 1000 / 6
-    assert got["samples"] == 6 and got["perf_samples"] == 1
+    assert got["samples"] == 6 and got["profiler_samples"] == 1
     assert got["buckets"]["backend"] == pytest.approx(one)
     assert got["buckets"]["xfs"] == pytest.approx(one)
     assert got["buckets"]["fio"] == pytest.approx(one)
     assert got["buckets"]["kernel"] == pytest.approx(one)
     assert got["buckets"]["LIO core"] == 0
     assert got["idle_us_per_io"] == pytest.approx(one)
-    # busy: all but idle and perf's own sample
+    # busy: all but idle and the profiler's own sample
     assert got["busy_us_per_io"] == pytest.approx(4 * one)
     # both samples with the backend in their chain, the xfs one included;
     # the target's: those and the kernel one called from tcm_loop
@@ -224,6 +224,9 @@ kworker/u4:1  40.002000:
 
 fio  40.004000: 
 \t ffffffff81000a00 tcp_sendmsg ([kernel.kallsyms])
+
+kworker/1:1H  40.006000: 
+\t ffffffffc0e20100 iscsi_tcp_recv_skb ([libiscsi_tcp])
 """
 
 
@@ -233,10 +236,10 @@ def test_iscsi_target_is_the_fabric_and_the_initiator_apart():
     are the initiator, not the target."""
     samples = guest_profile.parse_script(ISCSI_SCRIPT)
     assert [guest_profile.bucket(c, ch) for c, _, ch in samples] == [
-        "kernel", "initiator", "kernel"]
+        "kernel", "initiator", "kernel", "initiator"]
     got = guest_profile.attribute(samples, 2, 1000)
-    one = 2 * 1e6 / 1000 / 3
-    assert got["buckets"]["initiator"] == pytest.approx(one)
+    one = 2 * 1e6 / 1000 / 4
+    assert got["buckets"]["initiator"] == pytest.approx(2 * one)
     assert got["buckets"]["fabric"] == 0
     assert got["under_target_us_per_io"] == pytest.approx(one)
     [(_, _, chain)] = guest_profile.parse_script(
@@ -244,11 +247,11 @@ def test_iscsi_target_is_the_fabric_and_the_initiator_apart():
     assert guest_profile.bucket("iscsi_ttx", chain) == "fabric"
 
 
-def _iscsi_run(store="file", date="2026-11-25 15:00 UTC"):
+def _iscsi_run(store="file", date="2026-11-25 15:00 UTC", fabric="iscsi"):
     side = dict(guest_profile.attribute(guest_profile.parse_script(ISCSI_SCRIPT), 2, 1000),
                 iops=1000.0)
     return {"meta": {"date": date, "kernel": "6.1.0-56-amd64", "cpus": 2, "store": store,
-                     "fabric": "iscsi", "seconds": 5, "period_ns": 2000000,
+                     "fabric": fabric, "seconds": 5, "period_ns": 2000000,
                      "clocksource": "tsc"},
             "results": [{"workload": "4k-randread-qd32", "ours": side, "lio": side}]}
 
@@ -259,26 +262,44 @@ def test_an_iscsi_profile_has_the_target_and_initiator_columns():
     assert head == ["| workload | side | IOPS | busy | backend | under backend | "
                     "under target | LIO core | iSCSI target | initiator | xfs | "
                     "kernel, rest | fio | user, rest |"]
+    table = text[text.index(head[0]):].splitlines()[:4]
+    assert len({l.count("|") for l in table}) == 1
     row = [l for l in text.splitlines()
            if l.startswith("| 4k-randread-qd32 | vaai (ours) | 1000")][0]
-    # LIO core, iSCSI target, initiator: 0, 0 and a third of 2 ms
-    assert row.strip("| ").split(" | ")[7:10] == ["0", "0", "667"]
+    # LIO core, iSCSI target, initiator: 0, 0 and half of 2 ms
+    assert row.strip("| ").split(" | ")[7:10] == ["0", "0", "1000"]
     assert "(file store, iSCSI)" in " ".join(text.split())
     # over tcm_loop, no initiator column
-    loop = dict(_iscsi_run(), meta=dict(_iscsi_run()["meta"], fabric="loop"))
-    assert "| tcm_loop | xfs |" in report_profile.render_profile(loop)
+    assert "| tcm_loop | xfs |" in report_profile.render_profile(_iscsi_run(fabric="loop"))
 
 
 def test_gaps_section_heads_each_run_and_follows_the_profile(tmp_path):
+    # given in any order, rendered tcm_loop first, then each fabric's file store
     out = run_report(tmp_path, "--gaps",
-                     (_iscsi_run("file"), _iscsi_run("bdev", "2026-11-25 15:10 UTC")),
+                     (_iscsi_run("bdev", "2026-11-25 15:10 UTC"), _iscsi_run("file"),
+                      _iscsi_run("file", "2026-11-25 14:50 UTC", "loop")),
                      "<!-- section:profile -->\nPROFILE\n<!-- /section:profile -->\n\n"
                      "<!-- section:analysis -->\nNOTES\n<!-- /section:analysis -->\n")
     page = out.read_text()
     file_head = "### file store (XFS on a RAM disk) over iSCSI\n\nMeasured 2026-11-25 15:00 UTC"
     bdev_head = "### block store (RAM disk) over iSCSI\n\nMeasured 2026-11-25 15:10 UTC"
+    loop_head = "### file store (XFS on a RAM disk) over tcm_loop\n\nMeasured 2026-11-25 14:50"
     assert (page.index("PROFILE") < page.index("## Where the time goes where ours")
-            < page.index(file_head) < page.index(bdev_head) < page.index("NOTES"))
-    assert page.count("| workload | side | IOPS") == 2
+            < page.index(loop_head) < page.index(file_head) < page.index(bdev_head)
+            < page.index("NOTES"))
+    assert page.count("| workload | side | IOPS") == 3
+    # what the named functions are is said once, before the runs
+    assert page.count("`brd_submit_bio`") == 1
     assert report.main(["report.py", str(out)]) == 0
     assert out.read_text() == page
+
+
+def test_the_profilers_own_threads_are_left_out():
+    """perf, the sleep it times and the script's thread reading the disk's
+    counters are the profiler's, not the I/O's."""
+    text = "".join("%s  50.%06d: \n\t ffffffff81000800 read_tsc ([kernel.kallsyms])\n\n"
+                   % (comm, i) for i, comm in enumerate(
+                       ("perf", "perf-exec", "sleep", "python3", "fio")))
+    got = guest_profile.attribute(guest_profile.parse_script(text), 2, 1000)
+    assert got["profiler_samples"] == 4
+    assert got["busy_us_per_io"] == pytest.approx(2 * 1e6 / 1000 / 5)
