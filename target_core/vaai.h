@@ -63,6 +63,7 @@ struct vaai_stats {
 	atomic64_t clone_failed;	/* sent to it and failed (CLONE_F) */
 	atomic64_t clone_read_bytes;
 	atomic64_t clone_write_bytes;
+	atomic64_t odx_tokens;		/* POPULATE TOKEN tokens made of it */
 	atomic64_t rw_deferred;		/* file READ/WRITE sent to the workqueue */
 	atomic64_t in_flight;		/* requests at the store now (a gauge) */
 };
@@ -175,6 +176,7 @@ struct vaai_dev {
 	struct vaai_tp tp;
 	struct vaai_rlock rlock;
 	struct vaai_copies copies;
+	u64 gen;			/* unique per device since load (tokens) */
 
 	union {
 		struct {
@@ -267,6 +269,7 @@ sense_reason_t vaai_vpd_tpc_execute(struct se_cmd *cmd);
 
 /* vaai_ws.c */
 sense_reason_t vaai_ws_parse(struct se_cmd *cmd);
+int vaai_ws_zero(struct vaai_io *io);
 
 /* vaai_compare.c */
 size_t vaai_compare_sg(struct scatterlist *sgl, unsigned int nents,
@@ -286,6 +289,10 @@ sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd);
 sense_reason_t vaai_rcr_parse(struct se_cmd *cmd);
 void vaai_copies_init(struct vaai_copies *cp);
 void vaai_copies_free(struct vaai_copies *cp);
+
+/* vaai_odx_token.c: the token copy's tokens, per device */
+void vaai_odx_dev_init(struct vaai_dev *vdev);
+void vaai_odx_tokens_drop(struct vaai_dev *vdev);
 
 /* vaai_unmap.c */
 sense_reason_t vaai_unmap_parse(struct se_cmd *cmd);
@@ -345,6 +352,8 @@ static inline int vaai_dev_sync_if_write_through(struct vaai_dev *vdev,
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write);
 void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq);
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset);
+void vaai_cmd_complete_info(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
+			    u64 info);
 u8 vaai_copy_errno_sense(int err, u8 *key, u8 *asc, u8 *ascq);
 u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq);
 void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * target_core_vaai: the copy engine behind EXTENDED COPY.
+ * target_core_vaai: the copy engine behind EXTENDED COPY and WRITE USING
+ * TOKEN.
  *
  * Segments run in order, off the fabric's thread.  Within a segment the
  * bytes move one of three ways:
@@ -360,8 +361,10 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 {
 	struct vaai_dev *vdev = xc->vdev;
 	struct se_cmd *cmd = xc->cmd;
+	bool underrun = !err && xc->underrun;
 	u8 status, key, asc, ascq;
 	unsigned int i;
+	u64 done = 0;
 
 	for (i = 0; i < xc->list.nr_cscds; i++) {
 		struct vaai_cscd *c = &xc->cscd[i];
@@ -376,6 +379,15 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 	vaai_cscd_release(xc);
 
 	status = vaai_copy_errno_sense(err, &key, &asc, &ascq);
+	if (underrun) {
+		/* SBC-4 5.51: INFORMATION is the blocks written */
+		status = SAM_STAT_CHECK_CONDITION;
+		key = COPY_ABORTED;
+		asc = 0x0d;
+		ascq = 0x04;		/* COPY TARGET DEVICE DATA UNDERRUN */
+		done = div_u64(atomic64_read(&xc->status->bytes_done),
+			       vdev->dev.dev_attrib.block_size);
+	}
 	if (err) {
 		atomic64_inc(&vdev->stats.clone_failed);
 		if (err != -EINTR)
@@ -388,7 +400,9 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 	atomic_dec(&vdev->copies.nr_running);
 	kvfree(xc);
 
-	if (status == SAM_STAT_CHECK_CONDITION)
+	if (underrun)
+		vaai_cmd_complete_info(cmd, key, asc, ascq, done);
+	else if (status == SAM_STAT_CHECK_CONDITION)
 		vaai_cmd_complete_check(cmd, key, asc, ascq, -1, -1);
 	else
 		target_complete_cmd(cmd, status);

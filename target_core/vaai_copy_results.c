@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * target_core_vaai: RECEIVE COPY RESULTS (SPC-4 6.18) for EXTENDED COPY
- * (LID1): COPY STATUS, FAILED SEGMENT DETAILS and OPERATING PARAMETERS.
+ * (LID1): COPY STATUS, FAILED SEGMENT DETAILS and OPERATING PARAMETERS;
+ * and the list of copies they, and RECEIVE ROD TOKEN INFORMATION for the
+ * token commands (vaai_rrti.c), answer from.
  *
  * A copy sent with a list identifier is listed on the device it was sent
  * to while it runs; with LIST ID USAGE 00b its outcome stays listed after
@@ -23,6 +25,7 @@
 #define VAAI_RCR_COPY_STATUS	0x00
 #define VAAI_RCR_OP_PARAMS	0x03
 #define VAAI_RCR_FAILED_SEGS	0x04
+#define VAAI_RCR_ROD_TOKEN_INFO	0x07
 
 #define VAAI_RCR_STATUS_LEN	12
 #define VAAI_RCR_OP_PARAMS_LEN	46	/* 44 + two descriptor type codes */
@@ -41,7 +44,7 @@ void vaai_copies_free(struct vaai_copies *cp)
 	struct vaai_copy_status *st, *tmp;
 
 	list_for_each_entry_safe(st, tmp, &cp->list, node)
-		kfree(st);
+		vaai_copy_status_free(st);
 	INIT_LIST_HEAD(&cp->list);
 	cp->nr_listed = 0;
 }
@@ -50,7 +53,13 @@ static void vaai_copies_drop(struct vaai_copies *cp, struct vaai_copy_status *st
 {
 	list_del(&st->node);
 	cp->nr_listed--;
-	kfree(st);
+	vaai_copy_status_free(st);
+}
+
+/* It may hold a token: wipe it before the memory goes back. */
+void vaai_copy_status_free(struct vaai_copy_status *st)
+{
+	kfree_sensitive(st);
 }
 
 void vaai_copy_status_init(struct vaai_copy_status *st,
@@ -63,9 +72,13 @@ void vaai_copy_status_init(struct vaai_copy_status *st,
 	st->state = VAAI_COPY_RUNNING;
 }
 
+/*
+ * The copy of this nexus with list_id.  EXTENDED COPY (LID1) and the token
+ * commands number their lists apart: each is reported by its own command.
+ */
 static struct vaai_copy_status *vaai_copies_find(struct vaai_copies *cp,
 						 const struct se_session *sess,
-						 u8 list_id)
+						 u32 list_id, bool token)
 {
 	const char *initiator = sess && sess->se_node_acl ?
 				sess->se_node_acl->initiatorname : "";
@@ -73,6 +86,7 @@ static struct vaai_copy_status *vaai_copies_find(struct vaai_copies *cp,
 
 	list_for_each_entry(st, &cp->list, node)
 		if (st->sess == sess && st->list_id == list_id &&
+		    (st->sa != VAAI_SA_XCOPY_LID1) == token &&
 		    !strcmp(st->initiator, initiator))
 			return st;
 	return NULL;
@@ -89,7 +103,8 @@ int vaai_copy_status_add(struct vaai_dev *vdev, struct vaai_copy_status *st)
 	int ret = 0;
 
 	spin_lock(&cp->lock);
-	old = vaai_copies_find(cp, st->sess, st->list_id);
+	old = vaai_copies_find(cp, st->sess, st->list_id,
+			       st->sa != VAAI_SA_XCOPY_LID1);
 	if (old && old->state == VAAI_COPY_RUNNING) {
 		ret = -EBUSY;
 		goto out;
@@ -126,7 +141,7 @@ void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
 	if (status == SAM_STAT_CHECK_CONDITION)
 		st->sense_len = vaai_sense_fill(&vdev->dev, st->sense, key, asc, ascq);
 	if (!st->listed) {
-		kfree(st);
+		vaai_copy_status_free(st);
 		return;
 	}
 	spin_lock(&cp->lock);
@@ -159,29 +174,29 @@ static void vaai_rcr_transfer_count(u64 bytes, u8 *unit, u8 *count)
 }
 
 /*
- * Answer from the copy of this nexus with the CDB's LIST IDENTIFIER: fill()
+ * Answer from the copy of this nexus with list_id (CDB byte 2 on): fill()
  * writes the reply into buf under the list's lock and returns its length;
  * *done says the copy's outcome is in it, which ends the listing once the
  * reply reaches the host whole.
  */
-static sense_reason_t vaai_rcr_answer(struct se_cmd *cmd, u8 *buf,
-				      u32 (*fill)(const struct vaai_copy_status *st,
-						  u8 *buf, bool *done))
+sense_reason_t vaai_copy_answer(struct se_cmd *cmd, u32 list_id, bool token,
+				u8 *buf, vaai_copy_fill_t fill)
 {
 	struct vaai_copies *cp = &to_vaai_dev(cmd->se_dev)->copies;
+	u32 bs = cmd->se_dev->dev_attrib.block_size;
 	struct vaai_copy_status *st;
 	bool done = false;
 	u32 len;
 
 	spin_lock(&cp->lock);
-	st = vaai_copies_find(cp, cmd->se_sess, cmd->t_task_cdb[2]);
+	st = vaai_copies_find(cp, cmd->se_sess, list_id, token);
 	if (!st) {
 		spin_unlock(&cp->lock);
-		/* no copy of this nexus has that LIST IDENTIFIER (CDB byte 2) */
+		/* no copy of this nexus has that LIST IDENTIFIER */
 		vaai_cmd_complete_bad_cdb(cmd, 2, -1);
 		return TCM_NO_SENSE;
 	}
-	len = fill(st, buf, &done);
+	len = fill(st, buf, bs, &done);
 	if (done && vaai_rcr_reported(cmd, len))
 		vaai_copies_drop(cp, st);
 	spin_unlock(&cp->lock);
@@ -192,7 +207,7 @@ static sense_reason_t vaai_rcr_answer(struct se_cmd *cmd, u8 *buf,
 
 /* COPY STATUS (SPC-4 6.18.3); a success is told once. */
 static u32 vaai_rcr_fill_status(const struct vaai_copy_status *st, u8 *buf,
-				bool *done)
+				u32 bs, bool *done)
 {
 	put_unaligned_be32(VAAI_RCR_STATUS_LEN - 4, &buf[0]);
 	buf[4] = st->state;		/* HDD 0: we hold no data */
@@ -204,7 +219,7 @@ static u32 vaai_rcr_fill_status(const struct vaai_copy_status *st, u8 *buf,
 
 /* FAILED SEGMENT DETAILS (SPC-4 6.18.5); a failure is told once. */
 static u32 vaai_rcr_fill_failed(const struct vaai_copy_status *st, u8 *buf,
-				bool *done)
+				u32 bs, bool *done)
 {
 	u32 len = VAAI_RCR_FAILED_LEN + st->sense_len;
 
@@ -222,14 +237,16 @@ static sense_reason_t vaai_rcr_copy_status(struct se_cmd *cmd)
 {
 	u8 buf[VAAI_RCR_STATUS_LEN] = {};
 
-	return vaai_rcr_answer(cmd, buf, vaai_rcr_fill_status);
+	return vaai_copy_answer(cmd, cmd->t_task_cdb[2], false, buf,
+				vaai_rcr_fill_status);
 }
 
 static sense_reason_t vaai_rcr_failed_segs(struct se_cmd *cmd)
 {
 	u8 buf[VAAI_RCR_FAILED_LEN + TRANSPORT_SENSE_BUFFER] = {};
 
-	return vaai_rcr_answer(cmd, buf, vaai_rcr_fill_failed);
+	return vaai_copy_answer(cmd, cmd->t_task_cdb[2], false, buf,
+				vaai_rcr_fill_failed);
 }
 
 /* OPERATING PARAMETERS (SPC-4 6.18.4): the limits vaai_xcopy.c enforces. */
@@ -270,6 +287,9 @@ sense_reason_t vaai_rcr_parse(struct se_cmd *cmd)
 		break;
 	case VAAI_RCR_FAILED_SEGS:
 		cmd->execute_cmd = vaai_rcr_failed_segs;
+		break;
+	case VAAI_RCR_ROD_TOKEN_INFO:
+		cmd->execute_cmd = vaai_rrti_execute;
 		break;
 	default:
 		return TCM_INVALID_CDB_FIELD;

@@ -15,6 +15,7 @@
 #include <linux/kernel.h>
 #include <linux/percpu-refcount.h>
 #include <linux/rculist.h>
+#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 
@@ -104,6 +105,38 @@ int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c)
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/*
+ * The identification descriptor naming @dev as vaai_cscd_resolve() takes
+ * it (SPC-4 6.4.5.2): a ROD token names the LUN that made it this way.
+ */
+void vaai_cscd_describe(struct se_device *dev, u8 *desc)
+{
+	memset(desc, 0, VAAI_XCOPY_CSCD_LEN);
+	desc[0] = VAAI_CSCD_ID;
+	desc[4] = 0x01;			/* binary */
+	desc[5] = 0x03;			/* of the logical unit, NAA */
+	desc[7] = VAAI_NAA_LEN;
+	vaai_dev_naa(dev, &desc[8]);
+	put_unaligned_be24(dev->dev_attrib.block_size, &desc[29]);
+}
+
+/*
+ * The LUN the command came to, as a CSCD: the destination of a WRITE
+ * USING TOKEN.  LIO core holds it for the command; the copy holds it too,
+ * as it does every CSCD.
+ */
+int vaai_cscd_own(struct se_cmd *cmd, struct vaai_cscd *c)
+{
+	struct se_lun *lun = cmd->se_lun;
+
+	if (!percpu_ref_tryget_live(&lun->lun_ref))
+		return -ENODEV;
+	c->lun = lun;
+	c->vdev = to_vaai_dev(cmd->se_dev);
+	c->info.readonly = vaai_cmd_write_protected(cmd);
+	return 0;
 }
 
 void vaai_cscd_release(struct vaai_xcopy *xc)

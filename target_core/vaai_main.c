@@ -71,6 +71,7 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 	spin_lock_init(&vdev->tp.lock);
 	vaai_rlock_init(&vdev->rlock);
 	vaai_copies_init(&vdev->copies);
+	vaai_odx_dev_init(vdev);
 	return &vdev->dev;
 }
 
@@ -109,6 +110,7 @@ static int vaai_configure_device(struct se_device *dev)
 
 static void vaai_destroy_device(struct se_device *dev)
 {
+	vaai_odx_tokens_drop(to_vaai_dev(dev));
 	vaai_store_close(to_vaai_dev(dev));
 }
 

@@ -180,6 +180,11 @@ static const struct vaai_opc vaai_opcs[] = {
 	/* EXTENDED COPY (LID1) */
 	VAAI_OPC_SA(LONG, VAAI_OPC_3PC, EXTENDED_COPY, 0x00,
 		    0, 0, 0, 0, 0, 0, 0, 0, F32, 0, 0),
+	/* POPULATE TOKEN, WRITE USING TOKEN: LIST IDENTIFIER, the length */
+	VAAI_OPC_SA(QUICK, VAAI_OPC_3PC, EXTENDED_COPY, 0x10,
+		    0, 0, 0, 0, F32, F32, 0, 0),
+	VAAI_OPC_SA(LONG, VAAI_OPC_3PC, EXTENDED_COPY, 0x11,
+		    0, 0, 0, 0, F32, F32, 0, 0),
 	/* COPY STATUS, OPERATING PARAMETERS, FAILED SEGMENT DETAILS */
 	VAAI_OPC_SA(QUICK, VAAI_OPC_3PC, RECEIVE_COPY_RESULTS, 0x00,
 		    0xff, 0, 0, 0, 0, 0, 0, 0, F32, 0, 0),
@@ -187,6 +192,9 @@ static const struct vaai_opc vaai_opcs[] = {
 		    0, 0, 0, 0, 0, 0, 0, 0, F32, 0, 0),
 	VAAI_OPC_SA(QUICK, VAAI_OPC_3PC, RECEIVE_COPY_RESULTS, 0x04,
 		    0xff, 0, 0, 0, 0, 0, 0, 0, F32, 0, 0),
+	/* RECEIVE ROD TOKEN INFORMATION */
+	VAAI_OPC_SA(QUICK, VAAI_OPC_3PC, RECEIVE_COPY_RESULTS, 0x07,
+		    F32, 0, 0, 0, 0, F32, 0, 0),
 };
 
 #undef VFY

@@ -172,6 +172,83 @@ struct vaai_fault vaai_xcopy_list_parse(const u8 *p, u32 len,
 					vaai_cscd_resolve_t resolve, void *ctx);
 
 /*
+ * vaai_odx_list.c: the token copy (ODX) parameter lists, SBC-4 5.9 POPULATE
+ * TOKEN and 5.51 WRITE USING TOKEN, and the ROD token's header, SPC-4
+ * 6.6.  What we enforce is what the Third-party Copy VPD page reports.
+ */
+#define VAAI_ODX_MAX_RANGES		64	/* MAXIMUM RANGE DESCRIPTORS */
+#define VAAI_ODX_RANGE_LEN		16
+#define VAAI_ODX_PT_HDR_LEN		16
+#define VAAI_ODX_WUT_HDR_LEN		536
+#define VAAI_ODX_TOKEN_LEN		512
+#define VAAI_ODX_TOKEN_OFF		16	/* in the WRITE USING TOKEN list */
+/* ROD TOKEN LENGTH of a 512-byte token: the bytes after the field */
+#define VAAI_ODX_TOKEN_BODY		(VAAI_ODX_TOKEN_LEN - 8)
+/* MAXIMUM TOKEN TRANSFER SIZE, and OPTIMAL TRANSFER COUNT, in bytes */
+#define VAAI_ODX_MAX_TOKEN_BYTES	(1ULL << 30)
+#define VAAI_ODX_OPT_TOKEN_BYTES	(64ULL << 20)
+/* Inactivity timeouts, seconds */
+#define VAAI_ODX_DEFAULT_TIMEOUT	60
+#define VAAI_ODX_MAX_TIMEOUT		3600
+/* ROD TYPE values (SPC-4 table 117; SBC-4 for the zero token) */
+#define VAAI_ROD_TYPE_AUR		0x00010000	/* access upon reference */
+#define VAAI_ROD_TYPE_ZERO		0xffff0001	/* block device zero ROD token */
+/* INVALID TOKEN OPERATION (ASC 23h) qualifiers */
+#define VAAI_ASC_TOKEN			0x23
+#define VAAI_ASCQ_TOKEN_ANY		0x00	/* cause not reportable */
+#define VAAI_ASCQ_TOKEN_TYPE		0x01	/* unsupported token type */
+#define VAAI_ASCQ_TOKEN_UNKNOWN		0x04
+#define VAAI_ASCQ_TOKEN_REVOKED		0x06
+#define VAAI_ASCQ_TOKEN_EXPIRED		0x07
+#define VAAI_ASCQ_TOKEN_LENGTH		0x0a	/* invalid token length */
+
+struct vaai_odx_range {
+	u64 lba;
+	u32 nolb;
+};
+
+/* What the limits are checked against: the LUN the command came to. */
+struct vaai_odx_lun {
+	u64 nr_blocks;
+	u32 block_size;			/* not 0 */
+};
+
+/* An accepted list. */
+struct vaai_odx_list {
+	bool immed;
+	bool rtv, del_tkn;		/* POPULATE TOKEN; WRITE USING TOKEN */
+	u32 timeout;			/* seconds, the default filled in */
+	u32 rod_type;			/* POPULATE TOKEN: what to create */
+	u64 offset;			/* WRITE USING TOKEN: OFFSET INTO ROD */
+	const u8 *token;		/* ... and where its token is */
+	u64 blocks;			/* sum of the ranges */
+	unsigned int nr;		/* ranges, those of 0 blocks left out */
+	struct vaai_odx_range range[VAAI_ODX_MAX_RANGES];
+};
+
+struct vaai_fault vaai_odx_pt_parse(const u8 *p, u32 len,
+				    const struct vaai_odx_lun *lun,
+				    struct vaai_odx_list *l);
+struct vaai_fault vaai_odx_wut_parse(const u8 *p, u32 len,
+				     const struct vaai_odx_lun *lun,
+				     struct vaai_odx_list *l);
+/* A ROD token's header: its ROD TYPE if it is one we take. */
+struct vaai_fault vaai_odx_token_check(const u8 *tok, u32 *rod_type);
+
+/*
+ * The bytes a token represents (its ranges, in blocks of src_bs, one after
+ * another) from byte skip on, laid over the destination's ranges (blocks of
+ * dst_bs), as segments from CSCD 0 to CSCD 1.  Fills at most max segments;
+ * returns how many, and *bytes how much they move: all of the destination
+ * ranges, or less where the token runs out (whole destination blocks only).
+ */
+unsigned int vaai_odx_map(const struct vaai_odx_range *src, unsigned int nr_src,
+			  u32 src_bs, u64 skip,
+			  const struct vaai_odx_range *dst, unsigned int nr_dst,
+			  u32 dst_bs, struct vaai_xseg *seg, unsigned int max,
+			  u64 *bytes);
+
+/*
  * vaai_cdb_fields.c: CDB fields of the commands we parse.  LIO core builds
  * the sense for each outcome (vaai_cdb_reason() in vaai_cdb.c).
  */

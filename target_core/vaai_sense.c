@@ -107,11 +107,18 @@ static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense 
  */
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset)
 {
+	vaai_cmd_complete_info(cmd, MISCOMPARE, 0x1d, 0x00, offset);
+}
+
+/* This sense, with INFORMATION set to info. */
+void vaai_cmd_complete_info(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
+			    u64 info)
+{
 	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
 
 	vaai_sense_build(buf, sizeof(buf), vaai_sense_desc_format(cmd->se_dev),
-			 MISCOMPARE, 0x1d, 0x00);
-	vaai_sense_set_info(buf, sizeof(buf), offset);
+			 key, asc, ascq);
+	vaai_sense_set_info(buf, sizeof(buf), info);
 	vaai_cmd_complete_sense_data(cmd, buf);
 }
 

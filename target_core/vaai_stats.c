@@ -37,6 +37,7 @@ VAAI_STAT(clone_write);
 VAAI_STAT(clone_failed);
 VAAI_STAT(clone_read_bytes);
 VAAI_STAT(clone_write_bytes);
+VAAI_STAT(odx_tokens);
 VAAI_STAT(rw_deferred);
 VAAI_STAT(in_flight);
 
@@ -57,6 +58,7 @@ static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_stat_attr_clone_failed,
 	&vaai_stat_attr_clone_read_bytes,
 	&vaai_stat_attr_clone_write_bytes,
+	&vaai_stat_attr_odx_tokens,
 	&vaai_stat_attr_rw_deferred,
 	&vaai_stat_attr_in_flight,
 };

@@ -96,7 +96,8 @@ static int vaai_ws_zero_step(struct vaai_io *io, loff_t pos, loff_t len)
 	return ret;
 }
 
-static int vaai_ws_zero(struct vaai_io *io)
+/* Zero [io->pos, +io->len), in steps that notice an abort. */
+int vaai_ws_zero(struct vaai_io *io)
 {
 	loff_t pos = io->pos, end = io->pos + io->len;
 	int ret = 0;

@@ -49,7 +49,8 @@ static struct vaai_fault vaai_xcopy_parse_list(struct vaai_xcopy *xc,
 static void vaai_xcopy_free(struct vaai_xcopy *xc)
 {
 	vaai_cscd_release(xc);
-	kfree(xc->status);
+	if (xc->status)
+		vaai_copy_status_free(xc->status);
 	kvfree(xc);
 }
 
@@ -149,6 +150,11 @@ sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd)
 
 	if (!cmd->se_dev->dev_attrib.emulate_3pc)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
+	switch (cmd->t_task_cdb[1] & 0x1f) {
+	case VAAI_SA_POPULATE_TOKEN:
+	case VAAI_SA_WRITE_USING_TOKEN:
+		return vaai_odx_parse(cmd);
+	}
 	ret = vaai_cdb_reason(vaai_xcopy_cdb_check(cmd->t_task_cdb, &a));
 	if (ret)
 		return ret;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * target_core_vaai: EXTENDED COPY (LID1, SPC-4 6.4) and what hangs off it:
- * the copy engine, RECEIVE COPY RESULTS and the Third-party Copy VPD page.
+ * the copy engine, RECEIVE COPY RESULTS and the Third-party Copy VPD page;
+ * and the token copy (ODX: POPULATE TOKEN, WRITE USING TOKEN, RECEIVE ROD
+ * TOKEN INFORMATION), which runs on the same engine.
  *
  * vaai_xcopy_list.c parses and validates a parameter list completely,
  * vaai_xcopy.c resolving every CSCD descriptor to a LUN the issuing I_T
@@ -18,6 +20,11 @@
 #define VAAI_XCOPY_MAX_RUNNING		32
 /* Copies with a list identifier, running or held, per device. */
 #define VAAI_XCOPY_MAX_LISTED		64
+
+/* Service actions of the copy commands a status can belong to. */
+#define VAAI_SA_XCOPY_LID1		0x00
+#define VAAI_SA_POPULATE_TOKEN		0x10
+#define VAAI_SA_WRITE_USING_TOKEN	0x11
 
 /* COPY MANAGER STATUS (SPC-4 6.18.3). */
 #define VAAI_COPY_RUNNING		0x00
@@ -44,15 +51,18 @@ struct vaai_copy_status {
 	 */
 	const struct se_session *sess;
 	char initiator[TRANSPORT_IQN_LEN];
-	u8 list_id;
+	u8 sa;				/* VAAI_SA_*: LID1, or a token command */
+	u32 list_id;			/* 8 bits for LID1 */
 	bool listed;			/* has a list identifier */
 	bool hold;			/* ... and is kept once done */
 	u8 state;			/* VAAI_COPY_* */
+	bool partial;			/* WRITE USING TOKEN left token unused */
 	u16 segs_done;
 	atomic64_t bytes_done;
 	u8 scsi_status;			/* of a failed copy */
 	u8 sense_len;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
+	u8 token[VAAI_ODX_TOKEN_LEN];	/* a POPULATE TOKEN's */
 };
 
 struct vaai_xcopy {
@@ -62,10 +72,17 @@ struct vaai_xcopy {
 	struct vaai_copy_status *status;
 	struct vaai_xcopy_list list;	/* segments, and xc->cscd[i].info */
 	struct vaai_cscd cscd[VAAI_XCOPY_MAX_CSCDS];
+	/*
+	 * WRITE USING TOKEN: the token ran out before the destination ranges
+	 * did; the command ends in COPY TARGET DEVICE DATA UNDERRUN.
+	 */
+	bool underrun;
 };
 
 /* vaai_cscd.c */
 int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c);
+int vaai_cscd_own(struct se_cmd *cmd, struct vaai_cscd *c);
+void vaai_cscd_describe(struct se_device *dev, u8 *desc);
 void vaai_cscd_release(struct vaai_xcopy *xc);
 bool vaai_cscd_reserved(struct se_cmd *cmd, struct vaai_cscd *c);
 
@@ -78,5 +95,30 @@ void vaai_copy_status_init(struct vaai_copy_status *st,
 int vaai_copy_status_add(struct vaai_dev *vdev, struct vaai_copy_status *st);
 void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
 			  u8 status, u8 key, u8 asc, u8 ascq);
+void vaai_copy_status_free(struct vaai_copy_status *st);
+typedef u32 (*vaai_copy_fill_t)(const struct vaai_copy_status *st, u8 *buf,
+				u32 bs, bool *done);
+sense_reason_t vaai_copy_answer(struct se_cmd *cmd, u32 list_id, bool token,
+				u8 *buf, vaai_copy_fill_t fill);
+
+/* vaai_odx.c, vaai_odx_token.c, vaai_rrti.c: the token copy (ODX) */
+/* Live tokens on the host (each about 1.6 KiB). */
+#define VAAI_ODX_MAX_TOKENS		1024
+
+/* What a token stands for, copied out of the table. */
+struct vaai_odx_src {
+	const struct vaai_dev *vdev;	/* compared, never dereferenced */
+	u64 gen;			/* ... and the device's generation */
+	u32 block_size;
+	u64 bytes;
+	unsigned int nr;
+	struct vaai_odx_range range[VAAI_ODX_MAX_RANGES];
+};
+
+sense_reason_t vaai_odx_parse(struct se_cmd *cmd);
+sense_reason_t vaai_rrti_execute(struct se_cmd *cmd);
+int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
+			  u8 *tok);
+int vaai_odx_token_take(const u8 *tok, bool del, struct vaai_odx_src *src);
 
 #endif /* VAAI_XCOPY_H */

@@ -3,7 +3,7 @@
 # seeds in tests/fuzz/corpus/<target>/, growing build/fuzz/corpus/<target>/;
 # a crash or a broken invariant fails it and leaves the input in
 # build/fuzz/<target>-crash-*.  Included by the top Makefile.
-FUZZ_TARGETS := unmap_list xcopy_list cdb sense range
+FUZZ_TARGETS := unmap_list xcopy_list cdb sense range odx_list
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang-14
 FUZZ_BINS := $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))

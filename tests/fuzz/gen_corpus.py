@@ -3,8 +3,8 @@
 
 Each seed is the input layout its fuzz_<target>.c describes, around what
 real initiators send: sg_unmap's and ESXi's (VMFS-6, 1 MiB units) UNMAP
-lists, sg_xcopy's and ESXi's EXTENDED COPY lists, the CDBs of ATS, zeroing
-and GET LBA STATUS, and MISCOMPARE sense.  Run it again after changing a
+lists, sg_xcopy's and ESXi's EXTENDED COPY lists, Windows' token copy (ODX)
+lists, the CDBs of ATS, zeroing and GET LBA STATUS, and MISCOMPARE sense.  Run it again after changing a
 layout: it rewrites the directory.
 """
 import os
@@ -74,6 +74,48 @@ def xcopy_seeds():
             7, 0, [cscd(0, 512), cscd(2, 4096)], [b2b(0, 1, 4, 0, 10, dc=True)]),
         "readonly_destination": fakes + xcopy_list(
             0, 3, [cscd(0, 512), cscd(3, 512)], [b2b(0, 1, 8, 0, 0)]),
+    }
+
+
+def odx_ranges(ranges):
+    return b"".join(be64(lba) + be32(n) + b"\0" * 4 for lba, n in ranges)
+
+
+def populate_token(ranges, flags=0, timeout=0, rod_type=0):
+    descs = odx_ranges(ranges)
+    return (be16(14 + len(descs)) + bytes([flags, 0]) + be32(timeout) +
+            be32(rod_type) + b"\0\0" + be16(len(descs)) + descs)
+
+
+def rod_token(rod_type, body=b""):
+    """A 512-byte ROD token: its type, ROD TOKEN LENGTH 01F8h, then body."""
+    return (be32(rod_type) + b"\0\0" + be16(0x1f8) + body).ljust(512, b"\0")
+
+
+def write_using_token(token, ranges, offset=0, flags=0):
+    descs = odx_ranges(ranges)
+    return (be16(534 + len(descs)) + bytes([flags]) + b"\0" * 5 +
+            be64(offset) + token + b"\0" * 6 + be16(len(descs)) + descs)
+
+
+def odx_seeds():
+    # capacity, block size byte (bit 0: 4 KiB; bit 1: map onto the other
+    # size), list byte (bit 0: WRITE USING TOKEN; bits 7:1: a skip)
+    def lun(nr_blocks, bs_sel, which):
+        return be64(nr_blocks) + bytes([bs_sel, which])
+    aur = rod_token(0x00010000, bytes(range(8, 256)) + b"\x5a" * 32)
+    return {
+        # Windows' copy of an 8 MiB file: one range, the default timeout
+        "windows_pt_8mib": lun(GIB_512, 0, 0) + populate_token(
+            [(0x800, 16384)]),
+        "wut_zero_token_4k": lun(GIB_512 // 8, 1, 1) + write_using_token(
+            rod_token(0xffff0001), [(0, 256), (1024, 256)]),
+        "wut_aur_offset": lun(GIB_512, 2, 1) + write_using_token(
+            aur, [(4096, 8), (0, 8)], offset=8, flags=0x02),
+        "pt_64_ranges": lun(GIB_512, 2, 3 << 1) + populate_token(
+            [(4096 * i, 2048) for i in range(64)], flags=0x02, timeout=3600,
+            rod_type=0x00010000),
+        "header_only": lun(GIB_512, 0, 0) + populate_token([]),
     }
 
 
@@ -153,7 +195,7 @@ def range_seeds():
 def main():
     seeds = {"unmap_list": unmap_seeds(), "xcopy_list": xcopy_seeds(),
              "cdb": cdb_seeds(), "sense": sense_seeds(),
-             "range": range_seeds()}
+             "range": range_seeds(), "odx_list": odx_seeds()}
     for target, files in seeds.items():
         d = os.path.join(ROOT, target)
         shutil.rmtree(d, ignore_errors=True)

@@ -26,7 +26,8 @@ from rtslib_fb import RTSRoot  # noqa: E402
 from rtslib_fb.utils import RTSLibNotInCFS  # noqa: E402
 
 import fabrics  # noqa: E402
-from scsi import clear_unit_attention  # noqa: E402
+from scsi import (clear_unit_attention, expect_good, read_blocks,  # noqa: E402
+                  write_blocks)
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import (export_iscsi, export_loopback, find_disk, sg_of,  # noqa: E402
                          unexport)
@@ -44,6 +45,17 @@ def sh(*argv, check=True):
         raise AssertionError("%s failed (%d): %s%s" % (" ".join(argv), p.returncode,
                                                        p.stdout, p.stderr))
     return p.stdout
+
+
+def fill(lun, lba, nblocks):
+    """Random data written to nblocks of lun at lba; the data."""
+    data = os.urandom(nblocks * lun.block_size)
+    expect_good(write_blocks(lun.sg, lba, data, lun.block_size))
+    return data
+
+
+def read(lun, lba, nblocks):
+    return expect_good(read_blocks(lun.sg, lba, nblocks, lun.block_size)).data
 
 
 def drop_caches():
@@ -146,11 +158,12 @@ def pytest_configure(config):
 
 
 def pytest_generate_tests(metafunc):
-    """(store, fabric) for every test that uses a LUN: both stores over
-    tcm_loop, and over the other fabrics where the module and test ask."""
+    """(store, fabric) for every test that uses a LUN: both stores (or the
+    module's STORES) over tcm_loop, and over the other fabrics where the
+    module and test ask."""
     if "store" not in metafunc.fixturenames:
         return
-    combos = [(store, "loop") for store in STORES]
+    combos = [(store, "loop") for store in getattr(metafunc.module, "STORES", STORES)]
     if getattr(metafunc.module, "XFS", False):
         combos.append(("xfs", "loop"))
     if getattr(metafunc.module, "ALL_FABRICS", False) and \

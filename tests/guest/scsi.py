@@ -3,35 +3,16 @@
 sg3_utils print sense as text; the tests need the bytes, so this module
 sends CDBs itself and returns status, sense and data.
 """
-import ctypes
-import fcntl
-import os
 import struct
 from dataclasses import dataclass
 
-SG_IO = 0x2285
-SG_DXFER_NONE, SG_DXFER_TO_DEV, SG_DXFER_FROM_DEV = -1, -2, -3
+from vaai import sgio
 
 GOOD, CHECK_CONDITION, RESERVATION_CONFLICT = 0x00, 0x02, 0x18
 # SPC-4 table 28: sense keys
 NO_SENSE, NOT_READY, MEDIUM_ERROR, HARDWARE_ERROR = 0x0, 0x2, 0x3, 0x4
 ILLEGAL_REQUEST, UNIT_ATTENTION, DATA_PROTECT = 0x5, 0x6, 0x7
 COPY_ABORTED, ABORTED_COMMAND, MISCOMPARE = 0xA, 0xB, 0xE
-
-
-class _SgIoHdr(ctypes.Structure):
-    _fields_ = [
-        ("interface_id", ctypes.c_int), ("dxfer_direction", ctypes.c_int),
-        ("cmd_len", ctypes.c_ubyte), ("mx_sb_len", ctypes.c_ubyte),
-        ("iovec_count", ctypes.c_ushort), ("dxfer_len", ctypes.c_uint),
-        ("dxferp", ctypes.c_void_p), ("cmdp", ctypes.c_void_p),
-        ("sbp", ctypes.c_void_p), ("timeout", ctypes.c_uint),
-        ("flags", ctypes.c_uint), ("pack_id", ctypes.c_int),
-        ("usr_ptr", ctypes.c_void_p), ("status", ctypes.c_ubyte),
-        ("masked_status", ctypes.c_ubyte), ("msg_status", ctypes.c_ubyte),
-        ("sb_len_wr", ctypes.c_ubyte), ("host_status", ctypes.c_ushort),
-        ("driver_status", ctypes.c_ushort), ("resid", ctypes.c_int),
-        ("duration", ctypes.c_uint), ("info", ctypes.c_uint)]
 
 
 @dataclass
@@ -90,33 +71,7 @@ def decode_sense(b):
 
 
 def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000):
-    cdb = bytes(cdb)
-    sense = ctypes.create_string_buffer(96)
-    cdb_buf = ctypes.create_string_buffer(cdb, len(cdb))
-    hdr = _SgIoHdr(interface_id=ord("S"), cmd_len=len(cdb), mx_sb_len=96,
-                   cmdp=ctypes.addressof(cdb_buf), sbp=ctypes.addressof(sense),
-                   timeout=timeout_ms)
-    if data_out is not None:
-        buf = ctypes.create_string_buffer(bytes(data_out), len(data_out))
-        hdr.dxfer_direction, hdr.dxfer_len = SG_DXFER_TO_DEV, len(data_out)
-        hdr.dxferp = ctypes.addressof(buf)
-    elif data_in_len:
-        buf = ctypes.create_string_buffer(data_in_len)
-        hdr.dxfer_direction, hdr.dxfer_len = SG_DXFER_FROM_DEV, data_in_len
-        hdr.dxferp = ctypes.addressof(buf)
-    else:
-        buf = None
-        hdr.dxfer_direction = SG_DXFER_NONE
-    fd = os.open(dev, os.O_RDWR)
-    try:
-        fcntl.ioctl(fd, SG_IO, hdr)
-    finally:
-        os.close(fd)
-    data = b""
-    if data_in_len:
-        data = buf.raw[:data_in_len - hdr.resid]
-    return Result(hdr.status, sense.raw[:hdr.sb_len_wr], data,
-                  hdr.host_status, hdr.driver_status)
+    return Result(*sgio.sg_io(dev, cdb, data_out, data_in_len, timeout_ms))
 
 
 def expect_good(res):
@@ -308,3 +263,137 @@ def cdb_receive_copy_results(sa, list_id, alloc_len):
 def receive_copy_results(dev, sa, list_id=0, alloc_len=1024):
     return sg_io(dev, cdb_receive_copy_results(sa, list_id, alloc_len),
                  data_in_len=alloc_len)
+
+
+def field_pointer(sense):
+    """(byte, bit or None) of a parameter-list field pointer (C/D = 0)."""
+    assert sense.sks and sense.sks[0] & 0x80, "no field pointer: %s" % sense
+    assert not sense.sks[0] & 0x40, "field pointer names the CDB: %s" % sense
+    bit = sense.sks[0] & 0x7 if sense.sks[0] & 0x08 else None
+    return struct.unpack(">H", sense.sks[1:3])[0], bit
+
+
+# --- Token copy, ODX (SBC-4 5.9, 5.51; SPC-4 6.19) ------------------------
+
+SA_POPULATE_TOKEN, SA_WRITE_USING_TOKEN, SA_RRTI = 0x10, 0x11, 0x07
+ROD_TYPE_AUR, ROD_TYPE_ZERO = 0x00010000, 0xFFFF0001   # access upon reference; zero
+ROD_TOKEN_LEN = 512
+ROD_TOKEN_BODY = 0x01F8                 # ROD TOKEN LENGTH: the bytes after it
+PT_HDR, WUT_HDR = 16, 536               # list headers; range descriptors follow
+RANGE_LEN = 16                          # one block device range descriptor
+# COPY OPERATION STATUS of RECEIVE ROD TOKEN INFORMATION
+COPY_DONE, COPY_FAILED, COPY_DONE_PARTIAL = 0x01, 0x02, 0x03
+
+
+def odx_ranges(ranges):
+    """Block device range descriptors (SBC-4 5.9.3) for [(lba, nblocks), ...]."""
+    return b"".join(struct.pack(">QI4x", lba, n) for lba, n in ranges)
+
+
+def _cdb_token_out(sa, list_id, param_len):
+    return struct.pack(">BB4xIIBB", 0x83, sa, list_id, param_len, 0, 0)
+
+
+def cdb_populate_token(list_id, param_len):
+    return _cdb_token_out(SA_POPULATE_TOKEN, list_id, param_len)
+
+
+def cdb_write_using_token(list_id, param_len):
+    return _cdb_token_out(SA_WRITE_USING_TOKEN, list_id, param_len)
+
+
+def _flags(**bits):
+    """Byte 2 of either list: IMMED is bit 0; RTV or DEL_TKN bit 1."""
+    return (0x01 if bits.pop("immed") else 0) | (0x02 if any(bits.values()) else 0)
+
+
+def populate_token_list(ranges, timeout=0, rtv=False, rod_type=0, immed=False,
+                        data_len=None, rdl=None):
+    """POPULATE TOKEN parameter list; the two lengths may be overridden."""
+    d = odx_ranges(ranges)
+    return struct.pack(">HBxIIxxH", PT_HDR - 2 + len(d) if data_len is None else data_len,
+                       _flags(immed=immed, rtv=rtv), timeout, rod_type,
+                       len(d) if rdl is None else rdl) + d
+
+
+def wut_list(token, ranges, offset=0, del_tkn=False, immed=False, data_len=None,
+             rdl=None):
+    """WRITE USING TOKEN parameter list; the two lengths may be overridden."""
+    assert len(token) == ROD_TOKEN_LEN
+    d = odx_ranges(ranges)
+    return (struct.pack(">HB5xQ", WUT_HDR - 2 + len(d) if data_len is None else data_len,
+                        _flags(immed=immed, del_tkn=del_tkn), offset)
+            + bytes(token) + struct.pack(">6xH", len(d) if rdl is None else rdl) + d)
+
+
+def zero_token():
+    """The block device zero ROD token (SBC-4 4.28.4)."""
+    return struct.pack(">IHH", ROD_TYPE_ZERO, 0, ROD_TOKEN_BODY) + bytes(ROD_TOKEN_LEN - 8)
+
+
+def populate_token(dev, ranges, list_id, timeout_ms=60000, **kw):
+    params = populate_token_list(ranges, **kw)
+    return sg_io(dev, cdb_populate_token(list_id, len(params)), data_out=params,
+                 timeout_ms=timeout_ms)
+
+
+def write_using_token(dev, token, ranges, list_id, timeout_ms=120000, **kw):
+    params = wut_list(token, ranges, **kw)
+    return sg_io(dev, cdb_write_using_token(list_id, len(params)), data_out=params,
+                 timeout_ms=timeout_ms)
+
+
+def cdb_rrti(list_id, alloc_len):
+    return struct.pack(">BBI4xIxB", 0x84, SA_RRTI, list_id, alloc_len, 0)
+
+
+def rrti(dev, list_id, alloc_len=1024):
+    """RECEIVE ROD TOKEN INFORMATION: the raw result."""
+    return sg_io(dev, cdb_rrti(list_id, alloc_len), data_in_len=alloc_len)
+
+
+@dataclass
+class RodTokenInfo:
+    sa: int                 # RESPONSE TO SERVICE ACTION
+    status: int             # COPY OPERATION STATUS
+    delay: int              # ESTIMATED STATUS UPDATE DELAY
+    scsi_status: int        # of the command reported on
+    sense: bytes
+    units: int              # TRANSFER COUNT UNITS
+    transfer_count: int
+    descriptors_len: int    # ROD TOKEN DESCRIPTORS LENGTH
+    token: bytes = None     # after a POPULATE TOKEN
+    raw: bytes = b""
+
+
+def parse_rrti(d):
+    """A whole RECEIVE ROD TOKEN INFORMATION answer (SPC-4 6.19.2).  Lengths
+    come from the answer's own header (over FC the rest reads as zeros)."""
+    end = 4 + struct.unpack(">I", d[0:4])[0]
+    assert end <= len(d), "AVAILABLE DATA %d past the %d bytes received" % (end - 4, len(d))
+    field_len, sense_len = d[13], d[14]
+    assert sense_len <= field_len
+    off = 32 + field_len
+    rtdl = struct.unpack(">I", d[off:off + 4])[0]
+    assert off + 4 + rtdl == end, "ROD TOKEN DESCRIPTORS LENGTH %d, AVAILABLE DATA %d" % (
+        rtdl, end - 4)
+    assert d[6:8] == bytes(2) and d[24:26] == bytes(2), d[:32].hex()
+    token = bytes(d[off + 6:off + 6 + ROD_TOKEN_LEN]) if rtdl else None
+    return RodTokenInfo(sa=d[4] & 0x1F, status=d[5] & 0x7F,
+                        delay=struct.unpack(">I", d[8:12])[0], scsi_status=d[12],
+                        sense=bytes(d[32:32 + sense_len]), units=d[15],
+                        transfer_count=struct.unpack(">Q", d[16:24])[0],
+                        descriptors_len=rtdl, token=token, raw=bytes(d[:end]))
+
+
+def token_info(dev, list_id):
+    """The report of list_id, taken whole (and so taken away)."""
+    return parse_rrti(expect_good(rrti(dev, list_id)).data)
+
+
+def make_token(dev, ranges, list_id=1, **kw):
+    """The token of these ranges, made and fetched as Windows does."""
+    expect_good(populate_token(dev, ranges, list_id, **kw))
+    info = token_info(dev, list_id)
+    assert (info.sa, info.status) == (SA_POPULATE_TOKEN, COPY_DONE), info
+    return info.token

@@ -18,6 +18,7 @@ ALLOC = 8192
 # (sa None: the opcode has no service actions).
 VAAI = {(0x89, None): 16, (0x41, None): 10, (0x93, None): 16, (0x42, None): 10,
         (0x83, 0x00): 16, (0x84, 0x00): 16, (0x84, 0x03): 16, (0x84, 0x04): 16,
+        (0x83, 0x10): 16, (0x83, 0x11): 16, (0x84, 0x07): 16,        # ODX
         (0x9E, 0x12): 16, (0xA3, 0x0C): 12}
 EXPECTED = dict(VAAI)
 EXPECTED.update({(op, None): 6 for op in (0x00, 0x01, 0x03, 0x08, 0x0A, 0x0B, 0x12,
@@ -34,7 +35,8 @@ EXPECTED.update({(0x9E, 0x10): 16, (0xA3, 0x0A): 12, (0xA4, 0x0A): 12})
 ATTRIBUTE_COMMANDS = {
     "emulate_caw": {(0x89, None)},
     "emulate_tpu": {(0x42, None)},
-    "emulate_3pc": {(0x83, 0x00), (0x84, 0x00), (0x84, 0x03), (0x84, 0x04)},
+    "emulate_3pc": {(0x83, 0x00), (0x84, 0x00), (0x84, 0x03), (0x84, 0x04),
+                    (0x83, 0x10), (0x83, 0x11), (0x84, 0x07)},
     "emulate_pr": {(0x16, None), (0x17, None), (0x56, None), (0x57, None)}
     | {(0x5E, sa) for sa in range(4)} | {(0x5F, sa) for sa in range(8)},
 }
@@ -115,7 +117,8 @@ def test_all_commands_lists_what_the_lun_accepts(lun):
 def test_sg_opcodes_names_the_vaai_commands(lun):
     out = sh("sg_opcodes", lun.sg)
     for name in ("Compare and write", "Write same(16)", "Unmap", "Extended copy(LID1)",
-                 "Receive copy operating parameters", "Get LBA status"):
+                 "Receive copy operating parameters", "Get LBA status", "Populate token",
+                 "Write using token", "Receive ROD token information"):
         assert name.lower() in out.lower(), name
 
 
@@ -140,6 +143,10 @@ def test_one_command_usage(lun, opcode, usage):
     (0x83, 0x00, "83 00 0000000000000000 ffffffff 0000"),
     (0x84, 0x03, "84 03 0000000000000000 ffffffff 0000"),
     (0x84, 0x00, "84 00 ff 00000000000000 ffffffff 0000"),
+    # LIST IDENTIFIER; PARAMETER LIST LENGTH (ALLOCATION LENGTH)
+    (0x83, 0x10, "83 10 00000000 ffffffff ffffffff 0000"),
+    (0x83, 0x11, "83 11 00000000 ffffffff ffffffff 0000"),
+    (0x84, 0x07, "84 07 ffffffff 00000000 ffffffff 0000"),
     (0x9E, 0x12, "9e 12 ffffffffffffffff ffffffff 0000"),
     # RCTD, REPORTING OPTIONS; REQUESTED OPERATION CODE, SERVICE ACTION
     (0xA3, 0x0C, "a3 0c 87 ff ffff ffffffff 0000"),
@@ -185,6 +192,10 @@ def test_rctd_adds_command_timeouts(lun):
     read16 = timed[(0x88, None)][1][1]
     for key in ((0x83, 0x00), (0x93, None), (0x42, None)):
         assert timed[key][1][1] > read16, key
+    # a token is made and reported from memory; writing with one is a copy
+    quick, copy = timed[(0x84, 0x03)][1], timed[(0x83, 0x00)][1]
+    assert (timed[(0x83, 0x10)][1], timed[(0x84, 0x07)][1], timed[(0x83, 0x11)][1]) == \
+        (quick, quick, copy)
     support, usage, tmo = report_one(lun.sg, 1, 0x93, rctd=True)
     assert support == SUPPORTED and tmo == timed[(0x93, None)][1]
 

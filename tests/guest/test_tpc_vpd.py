@@ -40,9 +40,12 @@ def tpc_descriptors(data):
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_third_party_copy_page(make_lun, block_size):
     lun = make_lun(block_size=block_size)
-    d = tpc_descriptors(expect_good(inquiry(lun.sg, 0x8F)).data)
+    d = tpc_descriptors(expect_good(inquiry(lun.sg, 0x8F, alloc=1024)).data)
+    # Windows reads only the Block Device ROD Token Limits, and only first
+    assert list(d) == [0x0000, 0x0001, 0x0004, 0x0008, 0x000C, 0x0106, 0x0108, 0x8001]
     cmds = d[0x0001]
-    assert cmds[1:1 + cmds[0]] == bytes([0x83, 1, 0x00, 0x84, 3, 0x00, 0x03, 0x04])
+    assert cmds[1:1 + cmds[0]] == bytes([0x83, 3, 0x00, 0x10, 0x11,
+                                         0x84, 4, 0x00, 0x03, 0x04, 0x07])
     assert struct.unpack(">HHII", d[0x0004][4:16]) == (32, 256, 32 * 32 + 256 * 28, 0)
     assert list(d[0x0008][1:1 + d[0x0008][0]]) == [0x02, 0xE4]
     assert struct.unpack(">H", d[0x000C][0:2])[0] == 0
@@ -51,6 +54,43 @@ def test_third_party_copy_page(make_lun, block_size):
     assert 1 << d[0x8001][12] == block_size
     out = sh("sg_vpd", "-p", "tpc", lun.sg)
     assert "Extended copy" in out and "Maximum segment descriptor count: 256" in out
+    for name in ("Populate token", "Write using token", "Receive ROD token information"):
+        assert name in out, name
+
+
+@pytest.mark.parametrize("block_size", [512, 4096])
+def test_block_device_rod_token_limits(make_lun, block_size):
+    lun = make_lun(block_size=block_size)
+    d = tpc_descriptors(expect_good(inquiry(lun.sg, 0x8F, alloc=1024)).data)[0x0000]
+    assert len(d) == 0x20
+    max_ranges, max_timeout, default_timeout, max_blocks, optimal_blocks = \
+        struct.unpack(">HIIQQ", d[6:32])
+    assert (max_ranges, max_timeout, default_timeout) == (64, 3600, 60)
+    assert (max_blocks, optimal_blocks) == ((1 << 30) // block_size, 64 * MiB // block_size)
+    out = sh("sg_vpd", "-p", "tpc", lun.sg).lower()
+    for line in ("block device rod token limits", "maximum range descriptors: 64",
+                 "maximum inactivity timeout: 3600 seconds",
+                 "default inactivity timeout: 60 seconds"):
+        assert line in out, line
+
+
+def test_rod_token_features_and_types(lun):
+    d = tpc_descriptors(expect_good(inquiry(lun.sg, 0x8F, alloc=1024)).data)
+    features = d[0x0106]
+    assert features[0] & 0x0F == 0                               # REMOTE TOKENS
+    assert struct.unpack(">III", features[12:24]) == (1, 3600, 3600)
+    assert struct.unpack(">H", features[42:44])[0] == 48
+    block = features[44:92]
+    assert block[0] == 0 and struct.unpack(">H", block[2:4])[0] == 0x2C
+    assert struct.unpack(">HQQQQ", block[6:40]) == (1, 1 << 30, 64 * MiB, 64 * MiB, 64 * MiB)
+    types = d[0x0108]
+    assert struct.unpack(">H", types[2:4])[0] == 128
+    assert [(struct.unpack(">I", t[0:4])[0], t[4]) for t in (types[4:68], types[68:132])] \
+        == [(0x00010000, 0x03), (0xFFFF0001, 0x02)]               # TOKEN_IN, TOKEN_OUT
+    out = sh("sg_vpd", "-p", "tpc", lun.sg).lower()
+    for line in ("rod token features", "remote tokens: 0",
+                 "rod type: access upon reference", "rod type: block device zero"):
+        assert line in out, line
 
 
 def test_supported_pages_list_the_tpc_page_in_order(lun):

@@ -15,7 +15,8 @@ import pytest
 from rtslib_fb import RTSRoot
 
 from conftest import INITIATOR, MiB, SCRATCH, STORES, Backing, sh
-from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
+from scsi import (clear_unit_attention, expect_good, make_token, read_blocks, write_blocks,
+                  write_using_token)
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
 
@@ -206,11 +207,22 @@ def test_each_primitive_moves_exactly_its_counters(exported, tmp_path):
     assert expect_good(read_blocks(sg, 20000, 64, 512)).data == \
         expect_good(read_blocks(sg, 0, 64, 512)).data
 
+    # ODX: a token of 64 blocks, then a copy with it (counted as a clone)
+    token = make_token(sg, [(0, 64)])
+    c6 = counters(name)
+    assert moved(c5, c6) == {"odx_tokens": 1}
+    expect_good(write_using_token(sg, token, [(30000, 64)], 1))
+    c7 = counters(name)
+    assert moved(c6, c7) == {"clone_read": 1, "clone_write": 1,
+                             "clone_read_bytes": 32768, "clone_write_bytes": 32768}
+    assert expect_good(read_blocks(sg, 30000, 64, 512)).data == \
+        expect_good(read_blocks(sg, 0, 64, 512)).data
+
     # Refused before execution (LBA OUT OF RANGE): no counter moves.
     p = subprocess.run(["sg_write_same", "--16", "--lba=%d" % (64 * MiB // 512), "--num=1",
                         sg], capture_output=True, text=True)
     assert p.returncode == 22, p.stderr         # sg3_utils: LBA OUT OF RANGE
-    assert moved(c5, counters(name)) == {}
+    assert moved(c7, counters(name)) == {}
 
 
 def parse_prometheus(text):

@@ -2,18 +2,17 @@
 compared; every malformed parameter list refused with its exact sense and
 nothing written; LUNs outside the issuing nexus unreachable."""
 import os
-import struct
 
 import pytest
 
 from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
 
-from conftest import INITIATOR, MiB, export_beside, sh
+from conftest import INITIATOR, MiB, export_beside, fill, read, sh
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
 from scsi import (DATA_PROTECT, clear_unit_attention, ILLEGAL_REQUEST, RESERVATION_CONFLICT,
-                  cdb_xcopy, cscd_e4, expect_good, expect_sense, naa_of,
-                  read_blocks, seg_b2b, sg_io, write_blocks, xcopy, xcopy_list)
+                  cdb_xcopy, cscd_e4, expect_good, expect_sense, field_pointer, naa_of,
+                  seg_b2b, sg_io, xcopy, xcopy_list)
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
@@ -36,26 +35,8 @@ HDR = 16            # parameter list header
 CSCD = 32           # one identification descriptor
 
 
-def fill(lun, lba, nblocks):
-    data = os.urandom(nblocks * lun.block_size)
-    expect_good(write_blocks(lun.sg, lba, data, lun.block_size))
-    return data
-
-
-def read(lun, lba, nblocks):
-    return expect_good(read_blocks(lun.sg, lba, nblocks, lun.block_size)).data
-
-
 def cscd(lun):
     return cscd_e4(naa_of(lun.sg), lun.block_size)
-
-
-def field_pointer(sense):
-    """(byte, bit or None) of a parameter-list field pointer (C/D = 0)."""
-    assert sense.sks and sense.sks[0] & 0x80, "no field pointer: %s" % sense
-    assert not sense.sks[0] & 0x40, "field pointer names the CDB: %s" % sense
-    bit = sense.sks[0] & 0x7 if sense.sks[0] & 0x08 else None
-    return struct.unpack(">H", sense.sks[1:3])[0], bit
 
 
 def stat(lun, name):

@@ -2,7 +2,7 @@
 # unit tests here, fuzzers in tests/fuzz.  Included by the top Makefile.
 PARSER_SRCS := $(addprefix target_core/,vaai_sense_data.c vaai_unmap_list.c \
 		vaai_xcopy_list.c vaai_cdb_fields.c vaai_diff.c vaai_range.c \
-		vaai_lbas_reply.c vaai_opcodes_report.c)
+		vaai_lbas_reply.c vaai_opcodes_report.c vaai_odx_list.c)
 PARSER_HDRS := target_core/vaai_parse.h $(wildcard tests/fuzz/kcompat/*.h)
 SCSI_PROTO_H := $(KSRC)/include/scsi/scsi_proto.h
 PARSER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-sign-compare \
