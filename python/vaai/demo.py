@@ -1,6 +1,7 @@
 """The demo: one sparse-file vaai LUN, served over tcm_loop and over iSCSI
 on 127.0.0.1, checked with sg3_utils and a write/read round trip across the
-two fabrics.  Runs where target_core_vaai is loaded (the VM: `make demo`).
+two fabrics, then every primitive: EXTENDED COPY, ODX token copy, WRITE
+SAME, UNMAP, GET LBA STATUS and COMPARE AND WRITE.  Runs where target_core_vaai is loaded (the VM: `make demo`).
 
     python3 -m vaai.demo [--dir /run/vaai]
 """
@@ -11,7 +12,7 @@ import os
 import subprocess
 import sys
 
-from . import backstore, stats
+from . import backstore, odx, stats
 from .export import export_iscsi, export_loopback, find_disk, unexport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,6 +62,12 @@ def write_direct(disk, offset, data):
     finally:
         os.close(fd)
     assert n == len(data), "short write to %s" % disk
+
+
+def show_counters(so, names):
+    for name in names:
+        with open(os.path.join(so.path, "attrib", "stats_" + name)) as f:
+            print("attrib/stats_%s = %s" % (name, f.read().strip()))
 
 
 def demo(workdir):
@@ -115,10 +122,19 @@ def demo(workdir):
             "count=%d" % (4 * MiB // 512))
         copied = read_direct(loop_disk, 512 * MiB, len(data)) == data
         print("copy read back over tcm_loop: %s" % ("verified" if copied else "MISMATCH"))
-        for name in ("clone_read", "clone_write", "clone_read_bytes"):
-            with open(os.path.join(so.path, "attrib", "stats_" + name)) as f:
-                print("attrib/stats_%s = %s" % (name, f.read().strip()))
+        show_counters(so, ("clone_read", "clone_write", "clone_read_bytes"))
         if not copied:
+            return 1
+
+        step("token copy (ODX) over iSCSI: POPULATE TOKEN, WRITE USING TOKEN")
+        token = odx.populate_token(iscsi_disk, [(256 * MiB // 512, 4 * MiB // 512)])
+        print("token of 4 MiB: ROD type 0x%08x, %d bytes" % (
+            int.from_bytes(token[0:4], "big"), len(token)))
+        odx.write_using_token(iscsi_disk, token, [(768 * MiB // 512, 4 * MiB // 512)])
+        odx_copied = read_direct(loop_disk, 768 * MiB, len(data)) == data
+        print("copy read back over tcm_loop: %s" % ("verified" if odx_copied else "MISMATCH"))
+        show_counters(so, ("odx_tokens", "clone_write", "clone_write_bytes"))
+        if not odx_copied:
             return 1
 
         step("thin provisioning over iSCSI: VPD, WRITE SAME, UNMAP, GET LBA STATUS")
