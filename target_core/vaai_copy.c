@@ -333,8 +333,11 @@ static int vaai_copy_segment(struct vaai_xcopy *xc, const struct vaai_xseg *s)
 	loff_t done;
 	int ret;
 
-	if (vaai_copy_nothing(&job))
+	if (vaai_copy_nothing(&job)) {
+		/* there already: counted as transferred */
+		vaai_copy_progress(xc, job.len);
 		return 0;
+	}
 	job.how = vaai_copy_choose(&job);
 	job.serial = vaai_copy_overlap(&job);
 	job.backward = job.serial && job.dst_pos > job.src_pos;
@@ -387,11 +390,17 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 		ascq = 0x04;		/* COPY TARGET DEVICE DATA UNDERRUN */
 		done = div_u64(atomic64_read(&xc->status->bytes_done),
 			       vdev->dev.dev_attrib.block_size);
+		/* RECEIVE ROD TOKEN INFORMATION tells the same sense */
+		xc->status->sense_len = vaai_sense_fill(&vdev->dev, xc->status->sense,
+							key, asc, ascq);
+		xc->status->sense_len = vaai_sense_set_info(xc->status->sense,
+							    TRANSPORT_SENSE_BUFFER,
+							    done) ?: xc->status->sense_len;
 	}
 	if (err) {
 		atomic64_inc(&vdev->stats.clone_failed);
 		if (err != -EINTR)
-			pr_err_ratelimited("%s: EXTENDED COPY failed in segment %u: %d\n",
+			pr_err_ratelimited("%s: copy failed in segment %u: %d\n",
 					   vdev->dev.dev_group.cg_item.ci_name,
 					   xc->status->segs_done, err);
 	}

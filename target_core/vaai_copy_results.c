@@ -138,7 +138,8 @@ void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
 	struct vaai_copies *cp = &vdev->copies;
 
 	st->scsi_status = status;
-	if (status == SAM_STAT_CHECK_CONDITION)
+	/* the sense, unless the caller filled it in already */
+	if (status == SAM_STAT_CHECK_CONDITION && !st->sense_len)
 		st->sense_len = vaai_sense_fill(&vdev->dev, st->sense, key, asc, ascq);
 	if (!st->listed) {
 		vaai_copy_status_free(st);

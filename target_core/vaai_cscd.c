@@ -69,16 +69,19 @@ static const u8 *vaai_cscd_naa(const u8 *desc)
 	return &desc[8];
 }
 
-/* -ENODEV unless @desc names a LUN this command's nexus may use. */
-int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c)
+/*
+ * The first LUN mapped to the command's nexus whose device match() takes,
+ * among this backend's devices with 3PC on; -ENODEV if none.
+ */
+static int vaai_cscd_find(struct se_cmd *cmd,
+			  bool (*match)(struct se_device *dev, const void *arg),
+			  const void *arg, struct vaai_cscd *c)
 {
 	struct se_session *sess = cmd->se_sess;
-	const u8 *want = vaai_cscd_naa(desc);
 	struct se_dev_entry *deve;
-	u8 naa[VAAI_NAA_LEN];
 	int ret = -ENODEV;
 
-	if (!want || !sess || !sess->se_node_acl)
+	if (!sess || !sess->se_node_acl)
 		return -ENODEV;
 
 	rcu_read_lock();
@@ -87,11 +90,7 @@ int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c)
 		struct se_device *dev = rcu_dereference(lun->lun_se_dev);
 
 		if (!dev || !vaai_dev_is_ours(dev) ||
-		    !dev->dev_attrib.emulate_3pc ||
-		    !(dev->dev_flags & DF_EMULATED_VPD_UNIT_SERIAL))
-			continue;
-		vaai_dev_naa(dev, naa);
-		if (memcmp(naa, want, VAAI_NAA_LEN))
+		    !dev->dev_attrib.emulate_3pc || !match(dev, arg))
 			continue;
 		/* A LUN on its way out is not reachable. */
 		if (!percpu_ref_tryget_live(&lun->lun_ref))
@@ -105,6 +104,40 @@ int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c)
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+static bool vaai_cscd_match_naa(struct se_device *dev, const void *want)
+{
+	u8 naa[VAAI_NAA_LEN];
+
+	if (!(dev->dev_flags & DF_EMULATED_VPD_UNIT_SERIAL))
+		return false;
+	vaai_dev_naa(dev, naa);
+	return !memcmp(naa, want, VAAI_NAA_LEN);
+}
+
+/* -ENODEV unless @desc names a LUN this command's nexus may use. */
+int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c)
+{
+	const u8 *want = vaai_cscd_naa(desc);
+
+	if (!want)
+		return -ENODEV;
+	return vaai_cscd_find(cmd, vaai_cscd_match_naa, want, c);
+}
+
+static bool vaai_cscd_match_dev(struct se_device *dev, const void *want)
+{
+	const struct vaai_odx_src *src = want;
+
+	return to_vaai_dev(dev) == src->vdev && to_vaai_dev(dev)->gen == src->gen;
+}
+
+/* -ENODEV unless the nexus has a LUN of the device a token was made of. */
+int vaai_cscd_resolve_src(struct se_cmd *cmd, const struct vaai_odx_src *src,
+			  struct vaai_cscd *c)
+{
+	return vaai_cscd_find(cmd, vaai_cscd_match_dev, src, c);
 }
 
 /*

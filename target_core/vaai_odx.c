@@ -40,7 +40,7 @@ static void vaai_odx_cmd_free(struct vaai_odx_cmd *oc)
 {
 	if (oc->st)
 		vaai_copy_status_free(oc->st);
-	kfree(oc->p);
+	kfree_sensitive(oc->p);		/* it may hold a token */
 	kfree(oc);
 }
 
@@ -96,21 +96,30 @@ static bool vaai_odx_list_add(struct vaai_odx_cmd *oc)
 
 	if (!ret)
 		return true;
-	if (ret == -EBUSY)
-		vaai_cmd_complete_check(oc->cmd, ILLEGAL_REQUEST, ASC_OP_IN_PROGRESS,
-					ASCQ_OP_IN_PROGRESS, -1, -1);
-	else
+	if (ret == -EBUSY) {
+		/* the CDB's LIST IDENTIFIER (byte 6) is in use */
+		const struct vaai_fault f = { ILLEGAL_REQUEST, ASC_OP_IN_PROGRESS,
+					      ASCQ_OP_IN_PROGRESS, true, 6, -1 };
+
+		vaai_cmd_complete_fault(oc->cmd, &f);
+	} else {
 		target_complete_cmd_with_sense(oc->cmd, SAM_STAT_CHECK_CONDITION,
 					       TCM_OUT_OF_RESOURCES);
+	}
 	return false;
 }
 
-/* Answer with a refusal, nothing done; the operation is not listed. */
+/*
+ * Answer with a refusal, nothing done; the operation is not listed.  A
+ * WRITE USING TOKEN refused counts as a failed clone, as EXTENDED COPY does.
+ */
 static sense_reason_t vaai_odx_refuse(struct vaai_odx_cmd *oc,
 				      struct vaai_fault f)
 {
 	struct se_cmd *cmd = oc->cmd;
 
+	if (oc->st->sa == VAAI_SA_WRITE_USING_TOKEN)
+		atomic64_inc(&oc->vdev->stats.clone_failed);
 	vaai_odx_cmd_free(oc);
 	vaai_cmd_complete_fault(cmd, &f);
 	return TCM_NO_SENSE;
@@ -165,8 +174,9 @@ static struct vaai_fault vaai_odx_token_fault(u8 ascq)
 }
 
 /*
- * The token's source, as CSCD 0: a LUN of this nexus, the very device that
- * made the token, still holding every range of it at the same block size.
+ * The token's source, as CSCD 0: a LUN of this nexus, of the very device
+ * that made the token, still holding every range of it at the same block
+ * size.
  */
 static struct vaai_fault vaai_odx_source(struct vaai_odx_cmd *oc,
 					 struct vaai_xcopy *xc,
@@ -178,9 +188,7 @@ static struct vaai_fault vaai_odx_source(struct vaai_odx_cmd *oc,
 	u64 nr_blocks;
 
 	xc->list.nr_cscds = 1;
-	if (vaai_cscd_resolve(oc->cmd, oc->l.token + 16, c))
-		return vaai_odx_token_fault(VAAI_ASCQ_TOKEN_ANY);
-	if (c->vdev != src->vdev || c->vdev->gen != src->gen)
+	if (vaai_cscd_resolve_src(oc->cmd, src, c))
 		return vaai_odx_token_fault(VAAI_ASCQ_TOKEN_ANY);
 	dev = &c->vdev->dev;
 	nr_blocks = dev->transport->get_blocks(dev) + 1;
@@ -194,6 +202,28 @@ static struct vaai_fault vaai_odx_source(struct vaai_odx_cmd *oc,
 	c->info.block_size = src->block_size;
 	c->info.src = true;
 	return VAAI_FAULT_NONE;
+}
+
+/*
+ * Between LUNs of different block sizes a segment may start or end inside
+ * a block of the larger: fine for a store that addresses smaller blocks
+ * (files, 512-byte devices), not for a device of 4096-byte sectors.
+ */
+static bool vaai_odx_aligned(const struct vaai_xcopy *xc)
+{
+	u32 src_min = max(xc->cscd[0].vdev->min_block, 1U);
+	u32 dst_min = max(xc->cscd[1].vdev->min_block, 1U);
+	unsigned int i;
+
+	for (i = 0; i < xc->list.nr_segs; i++) {
+		const struct vaai_xseg *s = &xc->list.seg[i];
+
+		if (!IS_ALIGNED(s->src_pos, src_min) ||
+		    !IS_ALIGNED(s->dst_pos, dst_min) ||
+		    !IS_ALIGNED(s->len, src_min) || !IS_ALIGNED(s->len, dst_min))
+			return false;
+	}
+	return true;
 }
 
 /* The segments from the token's bytes onto our ranges, CSCD 1 ours. */
@@ -220,15 +250,17 @@ static struct vaai_fault vaai_odx_segments(struct vaai_odx_cmd *oc,
 	xc->list.nr_segs = vaai_odx_map(src->range, src->nr, src->block_size,
 					skip, oc->l.range, oc->l.nr, bs,
 					xc->list.seg, VAAI_XCOPY_MAX_SEGS, &bytes);
+	/* 64 ranges a side make at most 127 segments */
+	WARN_ON_ONCE(xc->list.nr_segs == VAAI_XCOPY_MAX_SEGS);
+	if (!vaai_odx_aligned(xc))
+		return vaai_fault_param(VAAI_ASC_INVALID_PARAM, 0x00,
+					VAAI_ODX_WUT_HDR_LEN - 2, -1);
 	xc->underrun = bytes < want;
 	oc->st->partial = !xc->underrun && src->bytes - skip > bytes;
 	return VAAI_FAULT_NONE;
 }
 
-/*
- * Find the token, its source and the segments: what the copy needs before
- * it starts.  DEL_TKN ends the token here, whatever comes of the copy.
- */
+/* Find the token, its source and the segments: what the copy needs. */
 static struct vaai_fault vaai_odx_take(struct vaai_odx_cmd *oc,
 				       struct vaai_xcopy *xc,
 				       struct vaai_odx_src *src)
@@ -236,7 +268,7 @@ static struct vaai_fault vaai_odx_take(struct vaai_odx_cmd *oc,
 	struct vaai_fault f;
 	int ret;
 
-	ret = vaai_odx_token_take(oc->l.token, oc->l.del_tkn, src);
+	ret = vaai_odx_token_take(oc->l.token, src);
 	if (ret == -ETIME)
 		return vaai_odx_token_fault(VAAI_ASCQ_TOKEN_EXPIRED);
 	if (ret)
@@ -285,6 +317,9 @@ static sense_reason_t vaai_odx_copy_start(struct vaai_odx_cmd *oc,
 	}
 	xc->status = oc->st;		/* the list's, ended by the engine */
 	oc->st = NULL;
+	/* DEL_TKN: used, once nothing can refuse the command any more */
+	if (oc->l.del_tkn)
+		vaai_odx_token_delete(oc->l.token);
 	vaai_odx_cmd_free(oc);
 	vaai_copy_start(xc);
 	return TCM_NO_SENSE;

@@ -5,10 +5,12 @@
  * A token is kept here, in full, with the ranges it stands for; WRITE USING
  * TOKEN finds it by its identifier and takes it only if all 512 bytes come
  * back as they were made, 32 of them random, so a token cannot be guessed
- * or made up from another.  Tokens are of type "access upon reference": the
- * blocks are read when a token is used.  A token lives until its inactivity
- * timeout passes with no use, its device goes, or a WRITE USING TOKEN
- * deletes it; at most VAAI_ODX_MAX_TOKENS live on the host at once.
+ * or made up from another; identifiers are random, so they tell nothing of
+ * how many tokens the host has made.  Tokens are of type "access upon
+ * reference": the blocks are read when a token is used.  A token lives until
+ * its inactivity timeout passes with no use, or VAAI_ODX_MAX_TIMEOUT since it
+ * was made (MAXIMUM TOKEN LIFETIME), or its device goes, or a WRITE USING
+ * TOKEN deletes it; at most VAAI_ODX_MAX_TOKENS live on the host at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,6 +37,7 @@ struct vaai_odx_tok {
 	u64 id;
 	unsigned long timeout;		/* jiffies */
 	unsigned long used;		/* jiffies of the last use */
+	unsigned long made;		/* jiffies */
 	struct vaai_odx_src src;
 	u8 bytes[VAAI_ODX_TOKEN_LEN];
 };
@@ -42,7 +45,6 @@ struct vaai_odx_tok {
 static LIST_HEAD(vaai_odx_tokens);
 static DEFINE_SPINLOCK(vaai_odx_lock);
 static unsigned int vaai_odx_nr;
-static atomic64_t vaai_odx_next_id = ATOMIC64_INIT(0);
 static atomic64_t vaai_odx_next_gen = ATOMIC64_INIT(0);
 
 void vaai_odx_dev_init(struct vaai_dev *vdev)
@@ -52,7 +54,8 @@ void vaai_odx_dev_init(struct vaai_dev *vdev)
 
 static bool vaai_odx_expired(const struct vaai_odx_tok *t)
 {
-	return time_after(jiffies, t->used + t->timeout);
+	return time_after(jiffies, t->used + t->timeout) ||
+	       time_after(jiffies, t->made + VAAI_ODX_MAX_TIMEOUT * HZ);
 }
 
 static void vaai_odx_del(struct vaai_odx_tok *t)
@@ -99,9 +102,10 @@ int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
 
 	if (!t)
 		return -ENOMEM;
-	t->id = atomic64_inc_return(&vaai_odx_next_id);
+	t->id = get_random_u64();
 	t->timeout = (unsigned long)l->timeout * HZ;
-	t->used = jiffies;
+	t->made = jiffies;
+	t->used = t->made;
 	t->src.vdev = vdev;
 	t->src.gen = vdev->gen;
 	t->src.block_size = vdev->dev.dev_attrib.block_size;
@@ -126,37 +130,51 @@ int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
 	return ret;
 }
 
-/*
- * What the token tok stands for, into src; the use restarts its inactivity
- * timeout, or with del ends it.  -ENOENT: no such token (or not these
- * bytes); -ETIME: it expired.
- */
-int vaai_odx_token_take(const u8 *tok, bool del, struct vaai_odx_src *src)
+/* The token with tok's identifier and all of tok's bytes; under the lock. */
+static struct vaai_odx_tok *vaai_odx_find(const u8 *tok)
 {
 	u64 id = get_unaligned_be64(&tok[TOK_ID]);
+	struct vaai_odx_tok *t;
+
+	list_for_each_entry(t, &vaai_odx_tokens, node)
+		if (t->id == id && !crypto_memneq(t->bytes, tok, VAAI_ODX_TOKEN_LEN))
+			return t;
+	return NULL;
+}
+
+/*
+ * What the token tok stands for, into src; the use restarts its inactivity
+ * timeout.  -ENOENT: no such token (or not these bytes); -ETIME: it expired.
+ */
+int vaai_odx_token_take(const u8 *tok, struct vaai_odx_src *src)
+{
 	struct vaai_odx_tok *t;
 	int ret = -ENOENT;
 
 	spin_lock(&vaai_odx_lock);
-	list_for_each_entry(t, &vaai_odx_tokens, node) {
-		if (t->id != id)
-			continue;
-		if (crypto_memneq(t->bytes, tok, VAAI_ODX_TOKEN_LEN))
-			break;
-		if (vaai_odx_expired(t)) {
-			vaai_odx_del(t);
-			ret = -ETIME;
-			break;
-		}
+	t = vaai_odx_find(tok);
+	if (t && vaai_odx_expired(t)) {
+		vaai_odx_del(t);
+		ret = -ETIME;
+	} else if (t) {
 		*src = t->src;
 		t->used = jiffies;
-		if (del)
-			vaai_odx_del(t);
 		ret = 0;
-		break;
 	}
 	spin_unlock(&vaai_odx_lock);
 	return ret;
+}
+
+/* DEL_TKN: the copy that used tok has started; nothing else may use it. */
+void vaai_odx_token_delete(const u8 *tok)
+{
+	struct vaai_odx_tok *t;
+
+	spin_lock(&vaai_odx_lock);
+	t = vaai_odx_find(tok);
+	if (t)
+		vaai_odx_del(t);
+	spin_unlock(&vaai_odx_lock);
 }
 
 /* The device is going: its tokens stand for nothing any more. */

@@ -82,6 +82,9 @@ struct vaai_xcopy {
 /* vaai_cscd.c */
 int vaai_cscd_resolve(struct se_cmd *cmd, const u8 *desc, struct vaai_cscd *c);
 int vaai_cscd_own(struct se_cmd *cmd, struct vaai_cscd *c);
+struct vaai_odx_src;
+int vaai_cscd_resolve_src(struct se_cmd *cmd, const struct vaai_odx_src *src,
+			  struct vaai_cscd *c);
 void vaai_cscd_describe(struct se_device *dev, u8 *desc);
 void vaai_cscd_release(struct vaai_xcopy *xc);
 bool vaai_cscd_reserved(struct se_cmd *cmd, struct vaai_cscd *c);
@@ -119,6 +122,7 @@ sense_reason_t vaai_odx_parse(struct se_cmd *cmd);
 sense_reason_t vaai_rrti_execute(struct se_cmd *cmd);
 int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
 			  u8 *tok);
-int vaai_odx_token_take(const u8 *tok, bool del, struct vaai_odx_src *src);
+int vaai_odx_token_take(const u8 *tok, struct vaai_odx_src *src);
+void vaai_odx_token_delete(const u8 *tok);
 
 #endif /* VAAI_XCOPY_H */

@@ -187,6 +187,15 @@ def test_offset_into_rod_at_or_past_the_end(src, token):
                 INVALID_FIELD_IN_PARAM, field=8)
 
 
+def test_a_refused_write_does_not_delete_the_token(src, token):
+    """DEL_TKN takes effect only once the copy starts: a WRITE USING TOKEN
+    refused after the token was found leaves it for the next one."""
+    refused(src, "wut", wut_list(token, [(DEST, 1)], offset=64, del_tkn=True),
+            INVALID_FIELD_IN_PARAM, field=8)
+    expect_good(write_using_token(src.sg, token, [(1000, 64)], LIST_ID))
+    assert read(src, 1000, 64) == read(src, 0, 64)
+
+
 def test_token_of_a_deleted_lun_is_unknown(make_lun):
     a = make_lun(size=16 * MiB)
     b = make_lun(size=16 * MiB, beside=a)

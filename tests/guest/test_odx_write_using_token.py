@@ -4,11 +4,14 @@ token longer or shorter than the destination; read back and compared
 (docs/odx.md)."""
 import pytest
 
-from conftest import MiB, fill, read
-from scsi import (COPY_ABORTED, COPY_DONE, COPY_DONE_PARTIAL, SA_WRITE_USING_TOKEN,
-                  cdb_write_using_token, expect_good, expect_sense, make_token, sg_io,
-                  token_info, write_using_token)
+from conftest import MiB, export_beside, fill, read, sh
+from scsi import (COPY_ABORTED, COPY_DONE, COPY_DONE_PARTIAL, ILLEGAL_REQUEST,
+                  SA_WRITE_USING_TOKEN, cdb_write_using_token, expect_good, expect_sense,
+                  field_pointer, make_token, read_blocks, sg_io, token_info,
+                  write_using_token)
 from thin import stat
+from vaai import VaaiStorageObject
+from vaai.export import sg_of, unexport
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
@@ -151,3 +154,34 @@ def test_zero_parameter_list_length_is_not_an_error(lun):
     before = read(lun, 0, 64)
     expect_good(sg_io(lun.sg, cdb_write_using_token(2, 0)))
     assert read(lun, 0, 64) == before
+
+
+@pytest.fixture
+def sector_4k(make_lun, tmp_path):
+    """A 512-byte LUN and, beside it, one of 4096-byte blocks on a loop
+    device of 4096-byte sectors, which takes no I/O smaller than that."""
+    a = make_lun(size=16 * MiB)
+    image = tmp_path / "4kn.img"
+    image.write_bytes(b"\x5a" * 4 * MiB)
+    loop = sh("losetup", "--find", "--show", "--sector-size", "4096", str(image)).strip()
+    so = VaaiStorageObject("odx4kn", path=loop)
+    try:
+        so.set_attribute("block_size", 4096)
+        yield a, sg_of(export_beside(so, a))
+    finally:
+        unexport(so)
+        so.delete()
+        sh("losetup", "-d", loop)
+
+
+def test_ranges_that_split_a_4096_byte_sector_are_refused(sector_4k):
+    a, sg = sector_4k
+    data = fill(a, 0, 8)
+    before = expect_good(read_blocks(sg, 0, 4, 4096)).data
+    # 3 and 5 blocks of 512 bytes: the second would start 1536 bytes into a sector
+    res = write_using_token(sg, make_token(a.sg, [(0, 3), (100, 5)]), [(1, 1)], 2)
+    assert field_pointer(expect_sense(res, ILLEGAL_REQUEST, 0x26, 0x00)) == (534, None)
+    assert expect_good(read_blocks(sg, 0, 4, 4096)).data == before
+    # whole sectors copy
+    expect_good(write_using_token(sg, make_token(a.sg, [(0, 8)]), [(1, 1)], 3))
+    assert expect_good(read_blocks(sg, 1, 1, 4096)).data == data
