@@ -2,7 +2,7 @@
 answer must follow (tests/guest/test_fuzz_cdb.py drives them).
 
 A generator builds one command at a time: a CDB, a data-out buffer or a
-data-in length.  Most are commands the backend parses itself, with fields
+data-in length.  Most are commands the backend parses itself (ODX's among them), with fields
 drawn from the values where bounds checks live (0, 1, the last LBA, one past
 it, 2^32 - 1, 2^64 - 1, the limits the LUN reports) and parameter lists built
 right and then mutated; the rest are random CDBs of any opcode, and random
@@ -11,7 +11,8 @@ the CDB asks for."""
 import random
 import struct
 
-from scsi import CHECK_CONDITION, GOOD, cscd_e4, seg_b2b, unmap_list, xcopy_list
+from scsi import (CHECK_CONDITION, GOOD, ROD_TOKEN_BODY, ROD_TYPE_AUR, cscd_e4, seg_b2b,
+                  unmap_list, xcopy_list, zero_token)
 
 # Commands that would change the nexus or the LUN for every later command
 # (reservations, mode and log pages, ALUA state, firmware): not parsed by
@@ -146,6 +147,32 @@ class Generator:
         cdb = struct.pack(">BB8xIBB", 0x83, self.rng.choice([0, 0, 0, 1, 0x1C]), n, 0, 0)
         return Command(cdb, params[:n] + bytes(max(0, n - len(params))), kind="xcopy")
 
+    def odx(self):
+        """POPULATE TOKEN or WRITE USING TOKEN with ranges drawn as the
+        other lists' are; the token the zero token or a made-up one (a real
+        one is refused as unknown once a bit changes, test_odx_refusals)."""
+        ranges = b"".join(struct.pack(">QI4x", self.lba(), self.count(32))
+                          for _ in range(self.rng.choice([0, 1, 1, 2, 64, 65])))
+        flags = self.rng.choice([0, 0, 1, 2, 3, 0xFF])
+        if self.rng.random() < 0.5:
+            sa = 0x10
+            params = struct.pack(">HBBIIHH", 14 + len(ranges), flags, 0,
+                                 self.rng.choice([0, 1, 60, 3600, 3601, 2**32 - 1]),
+                                 self.rng.choice([0, ROD_TYPE_AUR, 0xFFFF0001, 0x800000]),
+                                 0, len(ranges)) + ranges
+        else:
+            sa = 0x11
+            token = self.rng.choice([
+                zero_token(), struct.pack(">IxxH", ROD_TYPE_AUR, ROD_TOKEN_BODY) +
+                self.payload(504), self.payload(512)])
+            params = (struct.pack(">HB5xQ", 534 + len(ranges), flags,
+                                  self.rng.choice([0, 1, 2**32, 2**64 - 1]))
+                      + token + bytes(6) + struct.pack(">H", len(ranges)) + ranges)
+        params = self.mutate_bytes(params, light=True)
+        n = self.data_len(len(params))
+        cdb = struct.pack(">BB4xIIBB", 0x83, sa, self.rng.randrange(4), n, 0, 0)
+        return Command(cdb, params[:n] + bytes(max(0, n - len(params))), kind="odx")
+
     def data_in(self):
         """The commands that answer with data: field values and allocation
         lengths from small to past what was asked."""
@@ -155,7 +182,7 @@ class Generator:
             struct.pack(">BBBBHBxBB", 0xA3, 0x0C, self.rng.choice([0, 1, 2, 3, 0x80, 0x87]),
                         self.rng.choice([0x89, 0x93, 0x83, 0x84, 0x9E, 0x42, 0xFF]),
                         self.rng.choice([0, 0x12, 0x0C, 3, 0xFFFF]), 0, 0, 0) + b"",
-            struct.pack(">BBB7xIBB", 0x84, self.rng.choice([0, 1, 3, 4, 5, 0x1F]),
+            struct.pack(">BBB7xIBB", 0x84, self.rng.choice([0, 1, 3, 4, 5, 7, 0x1F]),
                         self.rng.randrange(256), alloc, 0, 0),
             struct.pack(">BBBHB", 0x12, self.rng.choice([0, 1, 1, 3]),
                         self.rng.choice([0x00, 0x80, 0x83, 0x86, 0x8F, 0xB0, 0xB1, 0xB2,
@@ -239,7 +266,8 @@ class Generator:
 
     def next(self):
         makers = [(self.compare_and_write, 3), (self.write_same, 3), (self.unmap, 3),
-                  (self.xcopy, 4), (self.data_in, 3), (self.rw, 3), (self.random_cdb, 3)]
+                  (self.xcopy, 4), (self.odx, 3), (self.data_in, 3), (self.rw, 3),
+                  (self.random_cdb, 3)]
         if self.history:
             makers.append((self.mutated, 4))
         fn = self.rng.choices([m for m, _ in makers], [w for _, w in makers])[0]

@@ -2,9 +2,11 @@
 a fabric (tests/guest/fabrics.py), torn down afterwards.  Run inside the VM
 (tests/vm/guest-test.sh).
 
-Every LUN test runs on both stores over tcm_loop.  In a module that sets
-ALL_FABRICS = True, the tests marked over_fabrics also run on the file
-store over iSCSI and over FC (VAAI_FABRICS=loop,iscsi,fc picks which):
+Every LUN test runs on both stores over tcm_loop (a module's STORES may
+narrow that, where what it tests is settled before a store is reached).  In
+a module that sets ALL_FABRICS = True, the tests marked over_fabrics also
+run on the file store over iSCSI and over FC (VAAI_FABRICS=loop,iscsi,fc
+picks which; a module's FABRICS, which of them it needs):
 those that move data through the fabric and read it back, send data-out of
 the wrong length, carry sense with an INFORMATION field or a parameter-list
 field pointer, or depend on the initiator's identity (nexus, ACL,
@@ -159,8 +161,8 @@ def pytest_configure(config):
 
 def pytest_generate_tests(metafunc):
     """(store, fabric) for every test that uses a LUN: both stores (or the
-    module's STORES) over tcm_loop, and over the other fabrics where the
-    module and test ask."""
+    module's STORES) over tcm_loop, and over the other fabrics (or the
+    module's FABRICS among them) where the module and test ask."""
     if "store" not in metafunc.fixturenames:
         return
     combos = [(store, "loop") for store in getattr(metafunc.module, "STORES", STORES)]
@@ -170,7 +172,8 @@ def pytest_generate_tests(metafunc):
             metafunc.definition.get_closest_marker("over_fabrics"):
         # the fabric carries the same commands to either store: the file
         # store stands for both
-        combos += [("file", name) for name in fabrics.selected() if name != "loop"]
+        combos += [("file", name) for name in fabrics.selected()
+                   if name != "loop" and name in getattr(metafunc.module, "FABRICS", (name,))]
     metafunc.parametrize(("store", "fabric"), combos, indirect=True,
                          ids=["%s-%s" % c if c[1] != "loop" else c[0] for c in combos])
 

@@ -14,6 +14,9 @@ GiB = 1 << 30
 MAX_TOKENS = 1024
 NO_ROOM_FOR_TOKEN = (0x55, 0x0D)       # INSUFFICIENT RESOURCES TO CREATE ROD TOKEN
 
+# decided before any store is touched: the file store stands for both
+STORES = ("file",)
+
 
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_token_names_its_lun_block_size_and_bytes(make_lun, block_size):

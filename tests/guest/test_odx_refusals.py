@@ -14,8 +14,13 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, PT_HDR, RANGE_LEN, ROD_TOKEN_BO
                   field_pointer, make_token, populate_token_list, rrti, sg_io,
                   write_using_token, wut_list)
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
+# run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
+# the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
+# suites already
 ALL_FABRICS = True
+FABRICS = ("iscsi",)
+# decided before any store is touched: the file store stands for both
+STORES = ("file",)
 
 PARAM_LIST_LENGTH = (0x1A, 0x00)
 INVALID_FIELD_IN_PARAM = (0x26, 0x00)

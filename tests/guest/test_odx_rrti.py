@@ -11,8 +11,13 @@ from scsi import (COPY_ABORTED, COPY_DONE, COPY_FAILED, GOOD, CHECK_CONDITION,
                   SA_WRITE_USING_TOKEN, decode_sense, expect_good, expect_sense, make_token,
                   populate_token, rrti, token_info, write_using_token)
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
+# run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
+# the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
+# suites already
 ALL_FABRICS = True
+FABRICS = ("iscsi",)
+# decided before any store is touched: the file store stands for both
+STORES = ("file",)
 
 INVALID_FIELD_IN_CDB = (0x24, 0x00)
 FINISHED = 0xFFFFFFFE                   # ESTIMATED STATUS UPDATE DELAY

@@ -37,13 +37,17 @@ class DelayDev:
 
     @contextlib.contextmanager
     def slow(self):
+        """The resume's change event has udev probe the device: with the
+        delay on, a read a second, half a minute.  The probe reads the
+        device-mapper device, not through the LUN, so it is not waited for
+        (it ends quickly once the delay is off; remove() settles udev)."""
         sh("dmsetup", "reload", self.name, "--table", self.table % DELAY_MS)
-        sh("dmsetup", "resume", self.name)
+        sh("dmsetup", "resume", "--noudevsync", self.name)
         try:
             yield
         finally:
             sh("dmsetup", "reload", self.name, "--table", self.table % 0)
-            sh("dmsetup", "resume", self.name)
+            sh("dmsetup", "resume", "--noudevsync", self.name)
 
     def remove(self):
         sh("udevadm", "settle")
