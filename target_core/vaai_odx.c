@@ -97,6 +97,8 @@ static bool vaai_odx_list_add(struct vaai_odx_cmd *oc)
 	if (!ret)
 		return true;
 	if (ret == -EBUSY) {
+		if (oc->st->sa == VAAI_SA_WRITE_USING_TOKEN)
+			atomic64_inc(&oc->vdev->stats.clone_failed);
 		/* the CDB's LIST IDENTIFIER (byte 6) is in use */
 		const struct vaai_fault f = { ILLEGAL_REQUEST, ASC_OP_IN_PROGRESS,
 					      ASCQ_OP_IN_PROGRESS, true, 6, -1 };
@@ -111,7 +113,9 @@ static bool vaai_odx_list_add(struct vaai_odx_cmd *oc)
 
 /*
  * Answer with a refusal, nothing done; the operation is not listed.  A
- * WRITE USING TOKEN refused counts as a failed clone, as EXTENDED COPY does.
+ * WRITE USING TOKEN refused counts as a failed clone, as EXTENDED COPY does
+ * (here, and where it is write protected, meets a reservation or finds its
+ * list identifier in use).
  */
 static sense_reason_t vaai_odx_refuse(struct vaai_odx_cmd *oc,
 				      struct vaai_fault f)
@@ -299,6 +303,7 @@ static sense_reason_t vaai_odx_copy_start(struct vaai_odx_cmd *oc,
 	struct vaai_copies *cp = &oc->vdev->copies;
 
 	if (vaai_odx_reserved(xc)) {
+		atomic64_inc(&oc->vdev->stats.clone_failed);
 		vaai_odx_xcopy_free(xc);
 		vaai_odx_cmd_free(oc);
 		return TCM_RESERVATION_CONFLICT;
@@ -397,8 +402,10 @@ static sense_reason_t vaai_odx_wut_execute(struct se_cmd *cmd)
 	struct vaai_fault f;
 	u32 type;
 
-	if (vaai_cmd_write_protected(cmd))
+	if (vaai_cmd_write_protected(cmd)) {
+		atomic64_inc(&to_vaai_dev(cmd->se_dev)->stats.clone_failed);
 		return TCM_WRITE_PROTECTED;
+	}
 	oc = vaai_odx_cmd_alloc(cmd, VAAI_SA_WRITE_USING_TOKEN);
 	if (!oc)
 		return TCM_OUT_OF_RESOURCES;

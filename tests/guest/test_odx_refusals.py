@@ -8,6 +8,7 @@ import time
 import pytest
 
 from conftest import MiB, fill, read
+from thin import stat
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, PT_HDR, RANGE_LEN, ROD_TOKEN_BODY,
                   ROD_TYPE_AUR, ROD_TYPE_ZERO, WUT_HDR, cdb_populate_token,
                   cdb_write_using_token, clear_unit_attention, expect_good, expect_sense,
@@ -217,6 +218,14 @@ def test_token_of_a_deleted_lun_is_unknown(make_lun):
 def test_read_only_destination_is_write_protected(src, token, make_lun):
     ro = make_lun(size=16 * MiB, readonly=True, fill=b"\x5a" * 2 * MiB, beside=src)
     refused(ro, "wut", wut_list(token, [(DEST, 64)]), WRITE_PROTECTED, key=DATA_PROTECT)
+
+
+def test_each_refused_write_counts_as_a_failed_clone(src, token, make_lun):
+    ro = make_lun(size=16 * MiB, readonly=True, fill=b"\x5a" * 2 * MiB, beside=src)
+    refused(ro, "wut", wut_list(token, [(DEST, 64)]), WRITE_PROTECTED, key=DATA_PROTECT)
+    refused(src, "wut", wut_list(token, [(DEST, 1)], offset=64), INVALID_FIELD_IN_PARAM)
+    refused(src, "pt", populate_token_list([(src.last_lba, 2)]), LBA_OUT_OF_RANGE)
+    assert (stat(ro, "clone_failed"), stat(src, "clone_failed")) == (1, 1)
 
 
 def test_3pc_off_refuses_all_three(src, token):

@@ -63,7 +63,7 @@ def test_after_an_underrun_the_sense_and_the_blocks_written(lun):
     assert (info.sa, info.status, info.scsi_status, info.transfer_count) == \
         (SA_WRITE_USING_TOKEN, COPY_FAILED, CHECK_CONDITION, 40), info
     s = decode_sense(info.sense)
-    assert (s.key, s.asc, s.ascq) == (COPY_ABORTED, 0x0D, 0x04)
+    assert (s.key, s.asc, s.ascq, s.info) == (COPY_ABORTED, 0x0D, 0x04, 40)
     assert info.descriptors_len == 0
 
 
