@@ -362,6 +362,7 @@ static int vaai_copy_segment(struct vaai_xcopy *xc, const struct vaai_xseg *s)
 
 static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 {
+	struct vaai_copy_status *st = xc->status;
 	struct vaai_dev *vdev = xc->vdev;
 	struct se_cmd *cmd = xc->cmd;
 	bool underrun = !err && xc->underrun;
@@ -388,33 +389,20 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 		key = COPY_ABORTED;
 		asc = 0x0d;
 		ascq = 0x04;		/* COPY TARGET DEVICE DATA UNDERRUN */
-		done = div_u64(atomic64_read(&xc->status->bytes_done),
+		done = div_u64(atomic64_read(&st->bytes_done),
 			       vdev->dev.dev_attrib.block_size);
-		/* RECEIVE ROD TOKEN INFORMATION tells the same sense */
-		xc->status->sense_len = vaai_sense_fill(&vdev->dev, xc->status->sense,
-							key, asc, ascq);
-		xc->status->sense_len = vaai_sense_set_info(xc->status->sense,
-							    TRANSPORT_SENSE_BUFFER,
-							    done) ?: xc->status->sense_len;
 	}
 	if (err) {
 		atomic64_inc(&vdev->stats.clone_failed);
 		if (err != -EINTR)
 			pr_err_ratelimited("%s: copy failed in segment %u: %d\n",
 					   vdev->dev.dev_group.cg_item.ci_name,
-					   xc->status->segs_done, err);
+					   st->segs_done, err);
 	}
-	vaai_copy_status_end(vdev, xc->status, status, key, asc, ascq);
-	xc->status = NULL;
 	atomic_dec(&vdev->copies.nr_running);
 	kvfree(xc);
-
-	if (underrun)
-		vaai_cmd_complete_info(cmd, key, asc, ascq, done);
-	else if (status == SAM_STAT_CHECK_CONDITION)
-		vaai_cmd_complete_check(cmd, key, asc, ascq, -1, -1);
-	else
-		target_complete_cmd(cmd, status);
+	vaai_copy_status_answer(cmd, st, status, key, asc, ascq,
+				underrun ? &done : NULL);
 }
 
 static void vaai_copy_work(struct work_struct *work)

@@ -129,18 +129,21 @@ out:
 }
 
 /*
- * The copy ended with this SAM status (and sense, for CHECK CONDITION); st
- * belongs to the list now, or is freed.
+ * The copy ended with this SAM status (and sense, for CHECK CONDITION, with
+ * INFORMATION where info is given); st belongs to the list now, or is freed.
  */
-void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
-			  u8 status, u8 key, u8 asc, u8 ascq)
+static void vaai_copy_status_end(struct vaai_dev *vdev,
+				 struct vaai_copy_status *st, u8 status,
+				 u8 key, u8 asc, u8 ascq, const u64 *info)
 {
 	struct vaai_copies *cp = &vdev->copies;
 
 	st->scsi_status = status;
-	/* the sense, unless the caller filled it in already */
-	if (status == SAM_STAT_CHECK_CONDITION && !st->sense_len)
+	if (status == SAM_STAT_CHECK_CONDITION)
 		st->sense_len = vaai_sense_fill(&vdev->dev, st->sense, key, asc, ascq);
+	if (status == SAM_STAT_CHECK_CONDITION && info)
+		st->sense_len = vaai_sense_set_info(st->sense, sizeof(st->sense),
+						    *info) ?: st->sense_len;
 	if (!st->listed) {
 		vaai_copy_status_free(st);
 		return;
@@ -150,6 +153,25 @@ void vaai_copy_status_end(struct vaai_dev *vdev, struct vaai_copy_status *st,
 	if (!st->hold)
 		vaai_copies_drop(cp, st);
 	spin_unlock(&cp->lock);
+}
+
+/*
+ * A copy command's end: st records the outcome, then cmd is answered the
+ * same way, so RECEIVE COPY RESULTS and RECEIVE ROD TOKEN INFORMATION tell
+ * what the command was told.
+ */
+void vaai_copy_status_answer(struct se_cmd *cmd, struct vaai_copy_status *st,
+			     u8 status, u8 key, u8 asc, u8 ascq,
+			     const u64 *info)
+{
+	vaai_copy_status_end(to_vaai_dev(cmd->se_dev), st, status, key, asc,
+			     ascq, info);
+	if (status != SAM_STAT_CHECK_CONDITION)
+		target_complete_cmd(cmd, status);
+	else if (info)
+		vaai_cmd_complete_info(cmd, key, asc, ascq, *info);
+	else
+		vaai_cmd_complete_check(cmd, key, asc, ascq, -1, -1);
 }
 
 /*

@@ -152,20 +152,17 @@ static sense_reason_t vaai_odx_pt_execute(struct se_cmd *cmd)
 
 	ret = vaai_odx_token_create(vdev, &oc->l, st->token);
 	if (ret == -ENOSPC) {
-		vaai_copy_status_end(vdev, st, SAM_STAT_CHECK_CONDITION,
-				     ILLEGAL_REQUEST, ASC_RESOURCES,
-				     ASCQ_NO_TOKEN_ROOM);
-		vaai_cmd_complete_check(cmd, ILLEGAL_REQUEST, ASC_RESOURCES,
-					ASCQ_NO_TOKEN_ROOM, -1, -1);
+		vaai_copy_status_answer(cmd, st, SAM_STAT_CHECK_CONDITION,
+					ILLEGAL_REQUEST, ASC_RESOURCES,
+					ASCQ_NO_TOKEN_ROOM, NULL);
 	} else if (ret) {
-		vaai_copy_status_end(vdev, st, SAM_STAT_TASK_SET_FULL, 0, 0, 0);
-		target_complete_cmd(cmd, SAM_STAT_TASK_SET_FULL);
+		vaai_copy_status_answer(cmd, st, SAM_STAT_TASK_SET_FULL, 0, 0, 0,
+					NULL);
 	} else {
 		atomic64_set(&st->bytes_done, oc->l.blocks *
 			     vdev->dev.dev_attrib.block_size);
 		atomic64_inc(&vdev->stats.odx_tokens);
-		vaai_copy_status_end(vdev, st, SAM_STAT_GOOD, 0, 0, 0);
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		vaai_copy_status_answer(cmd, st, SAM_STAT_GOOD, 0, 0, 0, NULL);
 	}
 	vaai_odx_cmd_free(oc);
 	return TCM_NO_SENSE;
@@ -368,11 +365,7 @@ static void vaai_odx_zero_work(struct vaai_io *io)
 	vaai_io_finish(io);
 
 	status = vaai_copy_errno_sense(ret, &key, &asc, &ascq);
-	vaai_copy_status_end(vdev, st, status, key, asc, ascq);
-	if (status == SAM_STAT_CHECK_CONDITION)
-		vaai_cmd_complete_check(cmd, key, asc, ascq, -1, -1);
-	else
-		target_complete_cmd(cmd, status);
+	vaai_copy_status_answer(cmd, st, status, key, asc, ascq, NULL);
 }
 
 static sense_reason_t vaai_odx_zero_start(struct vaai_odx_cmd *oc)
