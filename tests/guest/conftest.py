@@ -67,6 +67,15 @@ def drop_caches():
         f.write("3\n")
 
 
+def udev_probed(disk):
+    """Wait until udev has handled disk's "add" event (its probe read the
+    disk) and has nothing else queued.  A bare settle is not enough right
+    after find_disk(): the disk shows in sysfs while the kernel still scans
+    its partitions, before the event is sent, so the probe could start only
+    after the settle."""
+    sh("udevadm", "wait", "--settle", "--timeout=30", disk)
+
+
 def cached_bytes(path):
     """Bytes of path in the page cache (util-linux fincore)."""
     out = sh("fincore", "--bytes", "--noheadings", "--output", "RES", path)

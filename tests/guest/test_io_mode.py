@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import MiB, SCRATCH, cached_bytes, drop_caches, sh
+from conftest import MiB, SCRATCH, cached_bytes, drop_caches, sh, udev_probed
 from scsi import expect_good, read_blocks, write_blocks
 from vaai.export import find_disk
 
@@ -41,10 +41,12 @@ def xfs_lun(xfs_scratch, exported):
         path = os.path.join(xfs_scratch, name + ".img")
         paths.append(path)
         so, sg = exported(name, path, size=64 * MiB, write_cache=wce)
+        disk = find_disk(so, "tcm_loopback")
         # udev's probe of the new disk reads it in whatever mode the LUN
-        # was made in; let it finish before a test picks the mode
-        sh("udevadm", "settle")
-        return so, sg, find_disk(so, "tcm_loopback"), path
+        # was made in; let it finish before a test picks the mode (a
+        # buffered read in flight across the change would stay cached)
+        udev_probed(disk)
+        return so, sg, disk, path
 
     yield make
     for path in paths:

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import MiB, SCRATCH, drop_caches, sh
+from conftest import MiB, SCRATCH, drop_caches, sh, udev_probed
 from vaai import VaaiStorageObject
 from vaai.export import export_loopback, find_disk, unexport
 
@@ -112,7 +112,7 @@ def exported_disk(name, path, **attributes):
         with open(qd) as f:
             assert int(f.read()) >= DEPTH, "tcm_loop's queue depth is below %d" % DEPTH
         # udev's probe of the new disk must be done before reads are slow
-        sh("udevadm", "settle")
+        udev_probed(disk)
         yield so, disk
     finally:
         unexport(so)
