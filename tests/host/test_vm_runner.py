@@ -158,3 +158,61 @@ def test_extra_kernel_arguments_follow_the_usual_ones(monkeypatch):
         run.GUEST_CMDLINE + ["clocksource=tsc", "tsc=reliable"]
     args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
     assert kernel_args(run.vng_argv(args, "rc")) == run.GUEST_CMDLINE
+
+
+def scripted_boots(monkeypatch, tmp_path, consoles):
+    """run.run() with boot() replaced: each boot writes the next console to
+    the log and ends as scripted ((rc or None, lines)).  The boots made."""
+    monkeypatch.setattr(run, "REPO", str(tmp_path))
+    monkeypatch.setattr(run, "VM_LOCK", str(tmp_path / "lock"))
+    monkeypatch.setattr(run, "vng_argv", lambda args, rc_file: ["vng"])
+    made = []
+
+    def boot(args, argv, rc_file):
+        rc, lines = consoles[len(made)]
+        made.append(lines)
+        watch = run.ConsoleWatch()
+        with open(args.log, "w") as log:
+            for line in lines:
+                log.write(line)
+                watch.feed(line)
+        return rc, watch
+
+    monkeypatch.setattr(run, "boot", boot)
+    return made
+
+
+EARLY_DEATH = ["[    1.3] pci 0000:00:02.0: [1af4:1000] type 00 class 0x020000\n"]
+UP = ["guest-init: up\n"]
+
+
+def test_a_guest_dead_before_user_space_is_booted_once_more(monkeypatch, tmp_path, capsys):
+    made = scripted_boots(monkeypatch, tmp_path, [(None, EARLY_DEATH), (0, UP + ["ok\n"])])
+    log = str(tmp_path / "console.log")
+    assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 0
+    assert len(made) == 2
+    with open(log + ".first-boot") as f:
+        assert f.read() == EARLY_DEATH[0]
+    with open(log) as f:
+        assert f.read() == "guest-init: up\nok\n"
+    assert "booting it once more" in capsys.readouterr().out
+
+
+def test_a_guest_dead_twice_before_user_space_fails(monkeypatch, tmp_path):
+    made = scripted_boots(monkeypatch, tmp_path, [(None, EARLY_DEATH)] * 3)
+    log = str(tmp_path / "console.log")
+    assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 1
+    assert len(made) == 2
+
+
+@pytest.mark.parametrize("rc,lines", [
+    (None, UP + ["[   40.0] Kernel panic - not syncing: Fatal exception\n"]),
+    (3, UP),
+    (0, UP + ["[   40.0] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n"]),
+])
+def test_a_guest_that_reached_user_space_is_not_booted_again(monkeypatch, tmp_path,
+                                                             rc, lines):
+    made = scripted_boots(monkeypatch, tmp_path, [(rc, lines), (0, UP)])
+    log = str(tmp_path / "console.log")
+    assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) != 0
+    assert len(made) == 1 and not os.path.exists(log + ".first-boot")

@@ -5,6 +5,8 @@
 REPO=$1
 RC_FILE=$2
 shift 2
+# run.py boots once more a guest that died before this line
+echo "guest-init: up"
 cd "$REPO" || exit 1
 . tests/vm/guest-env.sh
 

@@ -6,7 +6,10 @@ command inside it, with the repository mounted read-write.
 The run fails if the guest command fails, if the guest never reports back
 (panic, oops: the guest boots with oops=panic and panic=-1), if it outlives
 --timeout, or if the console shows a kernel BUG, oops or warning.  The whole
-console, kernel messages included, is kept in --log.
+console, kernel messages included, is kept in --log.  A guest that dies
+before its first job line (the stock kernel still enumerating devices,
+nothing of ours loaded) is booted once more; that first console is kept
+beside the log as LOG.first-boot.
 """
 import argparse
 import collections
@@ -17,7 +20,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VNG = os.environ.get("VAAI_VNG", "/var/cache/vaai/venv/bin/vng")
@@ -49,6 +51,8 @@ CONTEXT_BEFORE = 6
 CONTEXT_AFTER = 40
 # What tests/guest/conftest.py logs as each test starts.
 TEST_START = re.compile(r"vaai-test: (\S+)")
+# What guest-init.sh prints first: the guest reached user space.
+GUEST_UP = "guest-init: up"
 # Kernel log lines: kept in the log, not echoed unless they are trouble.
 KERNEL_LINE = re.compile(r"\[\s*\d+\.\d+\] ")
 
@@ -77,6 +81,7 @@ class ConsoleWatch:
 
     def __init__(self):
         self.trouble = []
+        self.up = False
         self.context = None
         self.test = None
         self._running = None
@@ -84,6 +89,8 @@ class ConsoleWatch:
 
     def feed(self, line):
         line = line.rstrip()
+        if GUEST_UP in line:
+            self.up = True
         m = TEST_START.search(line)
         if m:
             self._running = m.group(1)
@@ -198,22 +205,12 @@ def vng_env():
     return env
 
 
-def run(args):
-    os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)
-    rc_file = os.path.join(REPO, "build", "vm", "guest-rc")
-    os.makedirs(os.path.dirname(rc_file), exist_ok=True)
+def boot(args, argv, rc_file):
+    """One boot of the guest: (its exit status, or None when it never
+    reported back; the console's watch)."""
     if os.path.exists(rc_file):
         os.unlink(rc_file)
-
-    argv = vng_argv(args, rc_file)
-    lock = open(VM_LOCK, "w")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        print("run.py: another VM is running; waiting for %s" % VM_LOCK)
-        fcntl.flock(lock, fcntl.LOCK_EX)
     watch = ConsoleWatch()
-    deadline = time.monotonic() + args.timeout if args.timeout else None
     with open(args.log, "w") as log:
         log.write("# %s\n" % " ".join(argv))
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
@@ -226,7 +223,7 @@ def run(args):
             raise TimeoutError
 
         signal.signal(signal.SIGALRM, on_alarm)
-        if deadline:
+        if args.timeout:
             signal.alarm(args.timeout)
         try:
             for line in proc.stdout:
@@ -240,20 +237,42 @@ def run(args):
             proc.wait()
             print("run.py: VM killed after %d s; console log: %s"
                   % (args.timeout, args.log))
-            return 124
+            return 124, watch
         except KeyboardInterrupt:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait()
-            return 130
+            return 130, watch
         finally:
             signal.alarm(0)
-
     if not os.path.exists(rc_file):
+        return None, watch
+    with open(rc_file) as f:
+        return int(f.read().strip() or 1), watch
+
+
+def run(args):
+    os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)
+    rc_file = os.path.join(REPO, "build", "vm", "guest-rc")
+    os.makedirs(os.path.dirname(rc_file), exist_ok=True)
+
+    argv = vng_argv(args, rc_file)
+    lock = open(VM_LOCK, "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print("run.py: another VM is running; waiting for %s" % VM_LOCK)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    rc, watch = boot(args, argv, rc_file)
+    if rc is None and not watch.up:
+        first = args.log + ".first-boot"
+        os.replace(args.log, first)
+        print("run.py: the guest died before user space (console log: %s); "
+              "booting it once more" % first)
+        rc, watch = boot(args, argv, rc_file)
+    if rc is None:
         print("run.py: the guest never reported back (panic or crash); "
               "console log: %s" % args.log)
         return 1
-    with open(rc_file) as f:
-        rc = int(f.read().strip() or 1)
     if watch.trouble:
         print("run.py: kernel trouble on the console (see %s):" % args.log)
         print("\n".join(watch.report()))
