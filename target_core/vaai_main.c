@@ -10,7 +10,19 @@
 
 #include "vaai.h"
 
-/* Blocking store work (file I/O, cache flushes) runs here, off the fabric. */
+/*
+ * Blocking store work (file I/O, cache flushes) runs here, off the fabric.
+ *
+ * Not WQ_MEM_RECLAIM: a rescuer runs the work items it rescues one after
+ * another, and ours block on the backing store for a whole I/O.  When new
+ * workers came slowly (memory under pressure), a burst of 128 buffered
+ * reads from a disk taking 1 s each went to the rescuer and ran in series:
+ * commands waited past the initiator's 30 s timeout and the LUN was reset.
+ * Without a rescuer they wait for workers, which come as memory allows, and
+ * run side by side.  Only a host that is its own initiator (tcm_loop) can
+ * have its memory reclaim wait on this queue, by swapping or writing back
+ * onto one of its LUNs: that setup is not supported (docs/operations.md).
+ */
 static struct workqueue_struct *vaai_wq;
 
 static void vaai_io_work(struct work_struct *work)
@@ -29,7 +41,7 @@ void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io))
 
 /*
  * EXTENDED COPY runs for long, on its own queue: it must not hold up
- * READ/WRITE work, nor the rescuer of the memory-reclaim queue above.
+ * READ/WRITE work.
  */
 static struct workqueue_struct *vaai_copy_wq;
 
@@ -188,7 +200,7 @@ static int __init vaai_init(void)
 	if (ret)
 		goto out_cache_exit;
 
-	vaai_wq = alloc_workqueue("vaai_io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	vaai_wq = alloc_workqueue("vaai_io", WQ_UNBOUND, 0);
 	if (!vaai_wq) {
 		ret = -ENOMEM;
 		goto out_stats_exit;

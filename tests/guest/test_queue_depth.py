@@ -9,7 +9,8 @@ ACTV), is sampled while they wait: its peak is how many the backend passed
 on together.  A backend that serialized them would show 1; 90 % of 128
 leaves room for the reads between completion and fio's next submission.
 (fio's mean latency says the same for the direct and block paths, but not
-for buffered reads, which also wait for pages other reads are filling.)"""
+for buffered reads, which also wait for pages other reads are filling.)
+No command may time out at the initiator meanwhile."""
 import contextlib
 import os
 import subprocess
@@ -17,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import MiB, SCRATCH, drop_caches, sh, udev_probed
+from conftest import MiB, SCRATCH, drop_caches, module_loaded, sh, udev_probed
 from vaai import VaaiStorageObject
 from vaai.export import export_loopback, find_disk, unexport
 
@@ -54,10 +55,18 @@ class DelayDev:
         sh("dmsetup", "remove", "--retry", self.name)
 
 
+def timed_out(disk):
+    """Commands to disk the SCSI layer gave up waiting for (30 s each)."""
+    with open("/sys/block/%s/device/iotmo_cnt" % os.path.basename(disk)) as f:
+        return int(f.read(), 0)
+
+
 def in_flight_at_store(so, disk, dev, seconds=4):
     """fio randread at DEPTH on disk, the delay on: the most requests the
-    backend had at the store at once."""
+    backend had at the store at once.  None may time out at the initiator:
+    requests the store holds together must also be served together."""
     gauge = os.path.join(so.path, "attrib", "stats_in_flight")
+    timeouts = timed_out(disk)
     with dev.slow():
         fio = subprocess.Popen(
             ["fio", "--name=qd", "--filename=" + disk, "--direct=1",
@@ -78,6 +87,8 @@ def in_flight_at_store(so, disk, dev, seconds=4):
     assert fio.returncode == 0, err
     with open(gauge) as f:
         assert int(f.read()) == 0, "requests still counted once all completed"
+    assert timed_out(disk) == timeouts, \
+        "%d commands timed out at the initiator" % (timed_out(disk) - timeouts)
     return peak
 
 
@@ -148,3 +159,14 @@ def test_file_store_keeps_128_in_flight(loop_image, tmp_path, mode, wce):
     finally:
         subprocess.run(["umount", mnt], capture_output=True)
         dev.remove()
+
+
+def test_store_work_queues_have_no_rescuer():
+    """A workqueue's rescuer runs the work it rescues one after another.
+    The store's work blocks for a whole I/O: when new workers were slow to
+    come, 89 buffered reads from a 1 s disk ran on the I/O queue's rescuer
+    in series, commands timed out and the LUN was reset (vaai_main.c).  A
+    rescuer is a kernel thread named after its queue."""
+    assert module_loaded()
+    tasks = set(sh("ps", "-e", "-o", "comm=").split())
+    assert not tasks & {"vaai_io", "vaai_copy", "vaai_clone"}
