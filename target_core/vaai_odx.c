@@ -150,7 +150,7 @@ static sense_reason_t vaai_odx_pt_execute(struct se_cmd *cmd)
 	oc->st = NULL;
 	vdev = oc->vdev;
 
-	ret = vaai_odx_token_create(vdev, &oc->l, st->token);
+	ret = vaai_odx_token_create(vdev, &oc->l, st->initiator, st->token);
 	if (ret == -ENOSPC) {
 		vaai_copy_status_answer(cmd, st, SAM_STAT_CHECK_CONDITION,
 					ILLEGAL_REQUEST, ASC_RESOURCES,

@@ -10,7 +10,10 @@
  * reference": the blocks are read when a token is used.  A token lives until
  * its inactivity timeout passes with no use, or VAAI_ODX_MAX_TIMEOUT since it
  * was made (MAXIMUM TOKEN LIFETIME), or its device goes, or a WRITE USING
- * TOKEN deletes it; at most VAAI_ODX_MAX_TOKENS live on the host at once.
+ * TOKEN deletes it.  At most VAAI_ODX_MAX_TOKENS live on the host at once,
+ * and at most VAAI_ODX_MAX_TOKENS_EACH of them were made by one initiator
+ * (by its name, as the copy results keep it), so that one initiator cannot
+ * keep all others from making tokens.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +41,7 @@ struct vaai_odx_tok {
 	unsigned long timeout;		/* jiffies */
 	unsigned long used;		/* jiffies of the last use */
 	unsigned long made;		/* jiffies */
+	char initiator[TRANSPORT_IQN_LEN];	/* whose POPULATE TOKEN made it */
 	struct vaai_odx_src src;
 	u8 bytes[VAAI_ODX_TOKEN_LEN];
 };
@@ -90,12 +94,27 @@ static void vaai_odx_token_fill(struct vaai_dev *vdev, struct vaai_odx_tok *t)
 	get_random_bytes(&b[TOK_SECRET], TOK_SECRET_LEN);
 }
 
+/* Whether the host, or initiator, holds all the tokens it may; under the lock. */
+static bool vaai_odx_full(const char *initiator)
+{
+	const struct vaai_odx_tok *t;
+	unsigned int n = 0;
+
+	if (vaai_odx_nr >= VAAI_ODX_MAX_TOKENS)
+		return true;
+	list_for_each_entry(t, &vaai_odx_tokens, node)
+		if (!strcmp(t->initiator, initiator) &&
+		    ++n >= VAAI_ODX_MAX_TOKENS_EACH)
+			return true;
+	return false;
+}
+
 /*
- * A new token for l's ranges of vdev, its bytes into tok.  -ENOSPC: the
- * host holds all the tokens it may.
+ * A new token for l's ranges of vdev, made for initiator, its bytes into
+ * tok.  -ENOSPC: the host, or that initiator, holds all the tokens it may.
  */
 int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
-			  u8 *tok)
+			  const char *initiator, u8 *tok)
 {
 	struct vaai_odx_tok *t = kzalloc(sizeof(*t), GFP_KERNEL);
 	int ret = 0;
@@ -106,6 +125,7 @@ int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
 	t->timeout = (unsigned long)l->timeout * HZ;
 	t->made = jiffies;
 	t->used = t->made;
+	strscpy(t->initiator, initiator, sizeof(t->initiator));
 	t->src.vdev = vdev;
 	t->src.gen = vdev->gen;
 	t->src.block_size = vdev->dev.dev_attrib.block_size;
@@ -115,9 +135,9 @@ int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
 	vaai_odx_token_fill(vdev, t);
 
 	spin_lock(&vaai_odx_lock);
-	if (vaai_odx_nr >= VAAI_ODX_MAX_TOKENS)
+	if (vaai_odx_full(t->initiator))
 		vaai_odx_reap();
-	if (vaai_odx_nr >= VAAI_ODX_MAX_TOKENS) {
+	if (vaai_odx_full(t->initiator)) {
 		ret = -ENOSPC;
 	} else {
 		list_add(&t->node, &vaai_odx_tokens);

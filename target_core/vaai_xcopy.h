@@ -106,8 +106,9 @@ sense_reason_t vaai_copy_answer(struct se_cmd *cmd, u32 list_id, bool token,
 				u8 *buf, vaai_copy_fill_t fill);
 
 /* vaai_odx.c, vaai_odx_token.c, vaai_rrti.c: the token copy (ODX) */
-/* Live tokens on the host (each about 1.6 KiB). */
+/* Live tokens on the host (each about 1.8 KiB), and made by one initiator. */
 #define VAAI_ODX_MAX_TOKENS		1024
+#define VAAI_ODX_MAX_TOKENS_EACH	256
 
 /* What a token stands for, copied out of the table. */
 struct vaai_odx_src {
@@ -122,7 +123,7 @@ struct vaai_odx_src {
 sense_reason_t vaai_odx_parse(struct se_cmd *cmd);
 sense_reason_t vaai_rrti_execute(struct se_cmd *cmd);
 int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
-			  u8 *tok);
+			  const char *initiator, u8 *tok);
 int vaai_odx_token_take(const u8 *tok, struct vaai_odx_src *src);
 void vaai_odx_token_delete(const u8 *tok);
 
