@@ -183,6 +183,7 @@ def scripted_boots(monkeypatch, tmp_path, consoles):
 
 
 EARLY_DEATH = ["[    1.3] pci 0000:00:02.0: [1af4:1000] type 00 class 0x020000\n"]
+EARLY_PANIC = EARLY_DEATH + ["[    1.4] Kernel panic - not syncing: VFS: Unable to mount root\n"]
 UP = ["guest-init: up\n"]
 
 
@@ -207,12 +208,25 @@ def test_a_guest_dead_twice_before_user_space_fails(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("rc,lines", [
     (None, UP + ["[   40.0] Kernel panic - not syncing: Fatal exception\n"]),
+    (None, ["[   40.0] vaai-test: tests/guest/test_a.py::test_b\n",
+            "[   40.1] Kernel panic - not syncing: Fatal exception\n"]),
     (3, UP),
     (0, UP + ["[   40.0] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n"]),
-])
-def test_a_guest_that_reached_user_space_is_not_booted_again(monkeypatch, tmp_path,
-                                                             rc, lines):
+    (None, EARLY_PANIC),                # trouble before user space is trouble
+    (None, ["qemu-system-x86_64: cannot set up guest memory\n"]),  # no kernel at all
+], ids=["panic", "panic-in-a-test", "failed", "warning", "early-panic", "no-kernel"])
+def test_only_a_quiet_death_before_user_space_is_booted_again(monkeypatch, tmp_path,
+                                                              rc, lines):
     made = scripted_boots(monkeypatch, tmp_path, [(rc, lines), (0, UP)])
     log = str(tmp_path / "console.log")
     assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) != 0
     assert len(made) == 1 and not os.path.exists(log + ".first-boot")
+
+
+def test_a_first_boot_log_of_an_earlier_run_is_removed(monkeypatch, tmp_path):
+    log = str(tmp_path / "console.log")
+    with open(log + ".first-boot", "w") as f:
+        f.write("old\n")
+    scripted_boots(monkeypatch, tmp_path, [(0, UP)])
+    assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 0
+    assert not os.path.exists(log + ".first-boot")

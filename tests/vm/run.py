@@ -6,10 +6,10 @@ command inside it, with the repository mounted read-write.
 The run fails if the guest command fails, if the guest never reports back
 (panic, oops: the guest boots with oops=panic and panic=-1), if it outlives
 --timeout, or if the console shows a kernel BUG, oops or warning.  The whole
-console, kernel messages included, is kept in --log.  A guest that dies
-before its first job line (the stock kernel still enumerating devices,
-nothing of ours loaded) is booted once more; that first console is kept
-beside the log as LOG.first-boot.
+console, kernel messages included, is kept in --log.  A guest kernel that
+started, showed no trouble, and died before user space (nothing of ours
+loaded yet) is booted once more; that first console is kept beside the log
+as LOG.first-boot.
 """
 import argparse
 import collections
@@ -81,7 +81,8 @@ class ConsoleWatch:
 
     def __init__(self):
         self.trouble = []
-        self.up = False
+        self.booted = False             # the guest kernel printed something
+        self.up = False                 # the guest reached user space
         self.context = None
         self.test = None
         self._running = None
@@ -89,9 +90,11 @@ class ConsoleWatch:
 
     def feed(self, line):
         line = line.rstrip()
-        if GUEST_UP in line:
-            self.up = True
+        if KERNEL_LINE.search(line):
+            self.booted = True
         m = TEST_START.search(line)
+        if GUEST_UP in line or m:
+            self.up = True
         if m:
             self._running = m.group(1)
         if KERNEL_TROUBLE.search(line):
@@ -262,9 +265,11 @@ def run(args):
     except BlockingIOError:
         print("run.py: another VM is running; waiting for %s" % VM_LOCK)
         fcntl.flock(lock, fcntl.LOCK_EX)
+    first = args.log + ".first-boot"
+    if os.path.exists(first):
+        os.unlink(first)
     rc, watch = boot(args, argv, rc_file)
-    if rc is None and not watch.up:
-        first = args.log + ".first-boot"
+    if rc is None and watch.booted and not watch.up and not watch.trouble:
         os.replace(args.log, first)
         print("run.py: the guest died before user space (console log: %s); "
               "booting it once more" % first)
@@ -272,6 +277,8 @@ def run(args):
     if rc is None:
         print("run.py: the guest never reported back (panic or crash); "
               "console log: %s" % args.log)
+        if watch.trouble:
+            print("\n".join(watch.report()))
         return 1
     if watch.trouble:
         print("run.py: kernel trouble on the console (see %s):" % args.log)
