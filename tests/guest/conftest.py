@@ -73,7 +73,7 @@ def udev_probed(disk):
     after find_disk(): the disk shows in sysfs while the kernel still scans
     its partitions, before the event is sent, so the probe could start only
     after the settle."""
-    sh("udevadm", "wait", "--settle", "--timeout=30", disk)
+    sh("udevadm", "wait", "--settle", "--timeout=120", disk)
 
 
 def cached_bytes(path):

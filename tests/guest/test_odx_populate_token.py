@@ -99,21 +99,25 @@ def test_read_only_lun_makes_tokens(make_lun):
     assert read(rw, 100, 64) == b"\x5a" * 64 * 512
 
 
+# Long-lived tokens: none may expire while a slow guest makes the rest.
+HOUR = 3600
+
+
 def make_tokens(lun, n):
     for i in range(n):
-        expect_good(populate_token(lun.sg, [(8 * (i % 64), 8)], 2))
+        expect_good(populate_token(lun.sg, [(8 * (i % 64), 8)], 2, timeout=HOUR))
 
 
 def test_an_initiator_holds_at_most_256_tokens_and_others_still_make_theirs(make_lun):
     """Over tcm_loop, a LUN made on its own is seen by a nexus of its own,
     with an initiator name of its own; one made beside it, by the same."""
     lun = make_lun()
-    first = make_token(lun.sg, [(0, 8)])
+    same = make_lun(beside=lun)
+    other = make_lun(own_nexus=True)
+    first = make_token(lun.sg, [(0, 8)], timeout=HOUR)
     make_tokens(lun, MAX_TOKENS_EACH - 1)
     expect_sense(populate_token(lun.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
-    same = make_lun(beside=lun)
     expect_sense(populate_token(same.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
-    other = make_lun(own_nexus=True)
     expect_good(populate_token(other.sg, [(0, 8)], 2))
     # deleting one makes room for one more, and no more
     expect_good(write_using_token(lun.sg, first, [(1000, 8)], 3, del_tkn=True))
@@ -126,11 +130,11 @@ def test_tokens_beyond_1024_on_the_host_are_insufficient_resources(make_lun):
     and their tokens, are gone.  Four initiators hold 256 each; a fifth gets
     none until one is deleted."""
     luns = [make_lun(own_nexus=True) for _ in range(MAX_TOKENS // MAX_TOKENS_EACH)]
-    first = make_token(luns[0].sg, [(0, 8)])
+    fifth = make_lun(own_nexus=True)
+    first = make_token(luns[0].sg, [(0, 8)], timeout=HOUR)
     make_tokens(luns[0], MAX_TOKENS_EACH - 1)
     for lun in luns[1:]:
         make_tokens(lun, MAX_TOKENS_EACH)
-    fifth = make_lun(own_nexus=True)
     expect_sense(populate_token(fifth.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
     expect_good(write_using_token(luns[0].sg, first, [(1000, 8)], 3, del_tkn=True))
     expect_good(populate_token(fifth.sg, [(0, 8)], 2))

@@ -84,11 +84,12 @@ def in_flight_at_store(so, disk, dev, seconds=4):
             if fio.poll() is None:
                 fio.kill()
             err = fio.communicate()[1]
+    # before fio's own verdict: a timeout ends in a reset, and fio in EIO
+    assert timed_out(disk) == timeouts, \
+        "%d commands timed out at the initiator" % (timed_out(disk) - timeouts)
     assert fio.returncode == 0, err
     with open(gauge) as f:
         assert int(f.read()) == 0, "requests still counted once all completed"
-    assert timed_out(disk) == timeouts, \
-        "%d commands timed out at the initiator" % (timed_out(disk) - timeouts)
     return peak
 
 
@@ -168,5 +169,6 @@ def test_store_work_queues_have_no_rescuer():
     in series, commands timed out and the LUN was reset (vaai_main.c).  A
     rescuer is a kernel thread named after its queue."""
     assert module_loaded()
-    tasks = set(sh("ps", "-e", "-o", "comm=").split())
-    assert not tasks & {"vaai_io", "vaai_copy", "vaai_clone"}
+    rescuers = set(sh("ps", "-e", "-o", "comm=").split()) & \
+        {"vaai_io", "vaai_copy", "vaai_clone"}
+    assert not rescuers, "rescuers: %s" % ", ".join(sorted(rescuers))
