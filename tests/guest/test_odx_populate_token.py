@@ -13,6 +13,7 @@ from scsi import (ILLEGAL_REQUEST, ROD_TOKEN_BODY, ROD_TYPE_AUR, cdb_populate_to
 GiB = 1 << 30
 MAX_TOKENS = 1024                      # on the host
 MAX_TOKENS_EACH = 256                  # made by one initiator
+LONGEST_TIMEOUT = 3600                 # seconds of inactivity a token may have
 NO_ROOM_FOR_TOKEN = (0x55, 0x0D)       # INSUFFICIENT RESOURCES TO CREATE ROD TOKEN
 
 # decided before any store is touched: the file store stands for both
@@ -84,7 +85,7 @@ def test_rtv_with_the_type_we_make(lun, rod_type):
 
 
 def test_longest_inactivity_timeout_is_accepted(lun):
-    make_token(lun.sg, [(0, 8)], timeout=3600)
+    make_token(lun.sg, [(0, 8)], timeout=LONGEST_TIMEOUT)
 
 
 def test_zero_parameter_list_length_is_not_an_error(lun):
@@ -99,13 +100,11 @@ def test_read_only_lun_makes_tokens(make_lun):
     assert read(rw, 100, 64) == b"\x5a" * 64 * 512
 
 
-# Long-lived tokens: none may expire while a slow guest makes the rest.
-HOUR = 3600
-
-
 def make_tokens(lun, n):
+    """n tokens that outlive the test: none expires while a slow guest
+    makes the rest."""
     for i in range(n):
-        expect_good(populate_token(lun.sg, [(8 * (i % 64), 8)], 2, timeout=HOUR))
+        expect_good(populate_token(lun.sg, [(8 * (i % 64), 8)], 2, timeout=LONGEST_TIMEOUT))
 
 
 def test_an_initiator_holds_at_most_256_tokens_and_others_still_make_theirs(make_lun):
@@ -114,7 +113,7 @@ def test_an_initiator_holds_at_most_256_tokens_and_others_still_make_theirs(make
     lun = make_lun()
     same = make_lun(beside=lun)
     other = make_lun(own_nexus=True)
-    first = make_token(lun.sg, [(0, 8)], timeout=HOUR)
+    first = make_token(lun.sg, [(0, 8)], timeout=LONGEST_TIMEOUT)
     make_tokens(lun, MAX_TOKENS_EACH - 1)
     expect_sense(populate_token(lun.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
     expect_sense(populate_token(same.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
@@ -131,7 +130,7 @@ def test_tokens_beyond_1024_on_the_host_are_insufficient_resources(make_lun):
     none until one is deleted."""
     luns = [make_lun(own_nexus=True) for _ in range(MAX_TOKENS // MAX_TOKENS_EACH)]
     fifth = make_lun(own_nexus=True)
-    first = make_token(luns[0].sg, [(0, 8)], timeout=HOUR)
+    first = make_token(luns[0].sg, [(0, 8)], timeout=LONGEST_TIMEOUT)
     make_tokens(luns[0], MAX_TOKENS_EACH - 1)
     for lun in luns[1:]:
         make_tokens(lun, MAX_TOKENS_EACH)
