@@ -72,6 +72,7 @@ void vaai_dev_set_limits(struct vaai_dev *vdev)
 	u32 unit = vdev->unmap_unit;
 
 	vdev->limits_bs = bs;
+	da->hw_max_sectors = VAAI_MAX_IO_BYTES / bs;
 	da->max_write_same_len = VAAI_MAX_WRITE_SAME_BYTES / bs;
 	if (!unit)
 		return;

@@ -101,9 +101,9 @@ static int vaai_configure_device(struct se_device *dev)
 		return ret;
 
 	da->hw_block_size = max_t(u32, vdev->min_block, VAAI_MIN_BLOCK_SIZE);
-	da->max_bytes_per_io = VAAI_MAX_IO_BYTES;
-	da->hw_max_sectors = VAAI_MAX_IO_BYTES / da->hw_block_size;
 	da->hw_queue_depth = VAAI_QUEUE_DEPTH;
+	/* LIO sets it so on return: the limits below are in these blocks. */
+	da->block_size = da->hw_block_size;
 
 	/*
 	 * A thin LUN by default where the store can deallocate (LIO leaves
