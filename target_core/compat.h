@@ -2,14 +2,47 @@
 /*
  * Every difference between the kernels we build against lives here, so the
  * rest of the module reads as if there were one kernel.  Oldest supported:
- * 6.1 (Debian 12).
+ * 6.1 (Debian 12); tested: 6.1, 6.12 and the newest Debian kernel
+ * (docs/kernels.md lists each difference and the kernel it came with).
+ *
+ * A difference the preprocessor can see (a header, a macro) is tested for
+ * itself, one it cannot by a compile probe in Kbuild (VAAI_HAVE_*); only a
+ * changed function or structure falls back to the version.
+ * "(6.12)" below means: not in 6.1, in 6.12; "(7.2)": not in 6.12, in 7.2.
+ * The first part also builds on the host, in the parsers' tests.
  */
 #ifndef VAAI_COMPAT_H
 #define VAAI_COMPAT_H
 
+/* The 6-byte RESERVE and RELEASE took an _6 suffix (7.2). */
+#ifndef RESERVE_6
+#define RESERVE_6	RESERVE
+#define RELEASE_6	RELEASE
+#endif
+
+#ifdef __KERNEL__
 #include <linux/version.h>
 #include <linux/fs.h>
 #include <linux/blkdev.h>
+
+/* get/put_unaligned_*() moved from asm/ to linux/ (6.12). */
+#if __has_include(<linux/unaligned.h>)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/* hex_to_bin() left linux/kernel.h for linux/hex.h (6.12). */
+#if __has_include(<linux/hex.h>)
+#include <linux/hex.h>
+#endif
+
+/* The backend's execute hooks for sbc_parse_cdb() were renamed (6.5). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define vaai_exec_ops	exec_cmd_ops
+#else
+#define vaai_exec_ops	sbc_ops
+#endif
 
 /* The block device behind an opened block device node. */
 static inline struct block_device *vaai_file_bdev(struct file *file)
@@ -21,6 +54,40 @@ static inline struct block_device *vaai_file_bdev(struct file *file)
 #endif
 }
 
+/* bdev_nonrot() became its inverse, bdev_rot(), with blk_queue_rot() (7.2). */
+static inline bool vaai_bdev_nonrot(struct block_device *bdev)
+{
+#ifdef blk_queue_rot
+	return !bdev_rot(bdev);
+#else
+	return bdev_nonrot(bdev);
+#endif
+}
+
+/*
+ * Whether a buffered write may be tried with IOCB_NOWAIT: a file mode bit
+ * until it moved to the file operations' flags (6.12).
+ */
+static inline bool vaai_file_buffered_wasync(struct file *file)
+{
+#ifdef FOP_BUFFER_WASYNC
+	return file->f_op->fop_flags & FOP_BUFFER_WASYNC;
+#else
+	return file->f_mode & FMODE_BUF_WASYNC;
+#endif
+}
+
+/*
+ * A workqueue says whether it is per-CPU: 7.2 warns at allocation when it
+ * names neither WQ_PERCPU nor WQ_UNBOUND.  The flag reached 6.12's stable
+ * releases as a no-op; an enum constant, so Kbuild probes for it.
+ */
+#ifdef VAAI_HAVE_WQ_PERCPU
+#define VAAI_WQ_PERCPU	WQ_PERCPU
+#else
+#define VAAI_WQ_PERCPU	0
+#endif
+
 /* Remove a file we created; the caller holds the parent's inode lock. */
 static inline int vaai_vfs_unlink(struct inode *dir, struct dentry *dentry)
 {
@@ -30,5 +97,6 @@ static inline int vaai_vfs_unlink(struct inode *dir, struct dentry *dentry)
 	return vfs_unlink(&init_user_ns, dir, dentry, NULL);
 #endif
 }
+#endif /* __KERNEL__ */
 
 #endif /* VAAI_COMPAT_H */

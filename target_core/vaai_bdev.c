@@ -20,7 +20,7 @@ static int vaai_bdev_open(struct vaai_dev *vdev)
 	vdev->bdev.bdev = bdev;
 	vdev->nr_bytes = bdev_nr_bytes(bdev);
 	vdev->min_block = bdev_logical_block_size(bdev);
-	vdev->dev.dev_attrib.is_nonrot = bdev_nonrot(bdev);
+	vdev->dev.dev_attrib.is_nonrot = vaai_bdev_nonrot(bdev);
 	/*
 	 * UNMAP is a write-zeroes that may deallocate where the device has
 	 * one (zeros guaranteed: LBPRZ = 1), else a discard (LBPRZ = 0).

@@ -4,7 +4,7 @@
  *
  * The commands this backend implements itself are found in a table and
  * parsed by their own file; everything else goes to LIO's sbc_parse_cdb()
- * with our sbc_ops, which validates it and picks the execute function.
+ * with our execute hooks, which validates it and picks the execute function.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,7 +13,7 @@
 
 #include "vaai.h"
 
-static struct sbc_ops vaai_sbc_ops = {
+static struct vaai_exec_ops vaai_ops = {
 	.execute_rw		= vaai_execute_rw,
 	.execute_sync_cache	= vaai_execute_sync_cache,
 };
@@ -231,7 +231,7 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 	 * service actions is supported, though: its unknown ones are an
 	 * invalid field, as REPORT SUPPORTED OPERATION CODES tells the host.
 	 */
-	ret = sbc_parse_cdb(cmd, &vaai_sbc_ops);
+	ret = sbc_parse_cdb(cmd, &vaai_ops);
 	if (ret == TCM_UNSUPPORTED_SCSI_OPCODE && vaai_opcodes_sa_enabled(cmd))
 		return TCM_INVALID_CDB_FIELD;
 	if (!ret && vaai_cdb_core_needs_room(cmd->t_task_cdb) &&

@@ -18,7 +18,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <scsi/scsi_proto.h>
-#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 

@@ -15,7 +15,6 @@
 #include <linux/kernel.h>
 #include <linux/percpu-refcount.h>
 #include <linux/rculist.h>
-#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 

@@ -32,7 +32,7 @@ static int vaai_file_open(struct vaai_dev *vdev)
 		vdev->lbprz = true;
 	}
 	/* A file on memory or on an SSD does not seek. */
-	vdev->dev.dev_attrib.is_nonrot = !sb->s_bdev || bdev_nonrot(sb->s_bdev);
+	vdev->dev.dev_attrib.is_nonrot = !sb->s_bdev || vaai_bdev_nonrot(sb->s_bdev);
 	vaai_file_drop_cache(vdev);
 	return 0;
 }

@@ -110,10 +110,10 @@ int vaai_file_xfer_direct(struct vaai_dev *vdev, bool write, struct bio_vec *bv,
 		if (dsync)
 			kiocb.ki_flags |= IOCB_DSYNC;
 		file_start_write(file);
-		ret = call_write_iter(file, &kiocb, &iter);
+		ret = file->f_op->write_iter(&kiocb, &iter);
 		file_end_write(file);
 	} else {
-		ret = call_read_iter(file, &kiocb, &iter);
+		ret = file->f_op->read_iter(&kiocb, &iter);
 	}
 	if (ret == len)
 		return 0;
@@ -235,7 +235,7 @@ static void vaai_file_direct_submit(struct vaai_io *io, int flags)
 	iov_iter_bvec(&iter, io->write ? ITER_SOURCE : ITER_DEST, io->bvec,
 		      io->sgl_nents, io->len);
 	if (!io->write) {
-		ret = call_read_iter(file, iocb, &iter);
+		ret = file->f_op->read_iter(iocb, &iter);
 	} else {
 		if (io->fua)
 			iocb->ki_flags |= IOCB_DSYNC;
@@ -252,7 +252,7 @@ static void vaai_file_direct_submit(struct vaai_io *io, int flags)
 			kiocb_start_write(iocb);
 		}
 		iocb->ki_flags |= IOCB_WRITE;
-		ret = call_write_iter(file, iocb, &iter);
+		ret = file->f_op->write_iter(iocb, &iter);
 	}
 	if (ret != -EIOCBQUEUED)
 		vaai_file_direct_done(iocb, ret);
@@ -279,7 +279,7 @@ static bool vaai_file_buffered_nowait(struct vaai_io *io)
 
 	if (!(file->f_mode & FMODE_NOWAIT))
 		return false;
-	if (io->write && (io->fua || !(file->f_mode & FMODE_BUF_WASYNC)))
+	if (io->write && (io->fua || !vaai_file_buffered_wasync(file)))
 		return false;
 
 	vaai_io_lock(io, io->pos, io->len, false);

@@ -213,7 +213,8 @@ static int __init vaai_init(void)
 		ret = -ENOMEM;
 		goto out_destroy_wq;
 	}
-	vaai_clone_wq = alloc_workqueue("vaai_clone", WQ_CPU_INTENSIVE, 0);
+	vaai_clone_wq = alloc_workqueue("vaai_clone",
+					VAAI_WQ_PERCPU | WQ_CPU_INTENSIVE, 0);
 	if (!vaai_clone_wq) {
 		ret = -ENOMEM;
 		goto out_destroy_copy_wq;

@@ -16,7 +16,6 @@
 #include <linux/slab.h>
 #include <linux/scatterlist.h>
 #include <scsi/scsi_proto.h>
-#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 

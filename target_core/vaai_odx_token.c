@@ -22,7 +22,6 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 

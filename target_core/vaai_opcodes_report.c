@@ -105,8 +105,8 @@ static const struct vaai_opc vaai_opcs[] = {
 	VAAI_OPC(QUICK, 0, MODE_SENSE, 0x08, 0xff, 0xff, 0xff, 0),
 	VAAI_OPC(QUICK, 0, MODE_SENSE_10, 0x18, 0xff, 0xff, 0, 0, 0, F16, 0),
 	/* SPC-2 reservations: third-party and extent bits are ignored */
-	VAAI_OPC(QUICK, VAAI_OPC_PR, RESERVE, 0, 0, 0, 0, 0),
-	VAAI_OPC(QUICK, VAAI_OPC_PR, RELEASE, 0, 0, 0, 0, 0),
+	VAAI_OPC(QUICK, VAAI_OPC_PR, RESERVE_6, 0, 0, 0, 0, 0),
+	VAAI_OPC(QUICK, VAAI_OPC_PR, RELEASE_6, 0, 0, 0, 0, 0),
 	VAAI_OPC(QUICK, VAAI_OPC_PR, RESERVE_10, 0, 0, 0, 0, 0, 0, F16, 0),
 	VAAI_OPC(QUICK, VAAI_OPC_PR, RELEASE_10, 0, 0, 0, 0, 0, 0, F16, 0),
 	/* READ KEYS, READ RESERVATION, REPORT CAPABILITIES, READ FULL STATUS */

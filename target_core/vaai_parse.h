@@ -22,11 +22,11 @@
 #include <linux/overflow.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include <asm/unaligned.h>
 #include <scsi/scsi_proto.h>
 #else
 #include "kcompat.h"
 #endif
+#include "compat.h"
 
 /* COMPARE AND WRITE: the Block Limits byte allows no more. */
 #define VAAI_CAW_MAX_BLOCKS		255

@@ -9,7 +9,6 @@
 
 #include <linux/slab.h>
 #include <scsi/scsi_proto.h>
-#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 

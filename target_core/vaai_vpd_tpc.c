@@ -10,7 +10,6 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <scsi/scsi_proto.h>
-#include <asm/unaligned.h>
 
 #include "vaai_xcopy.h"
 

@@ -3,7 +3,8 @@
  * Userspace stand-ins for the kernel definitions the pure parsers use
  * (target_core/vaai_parse.h includes this when __KERNEL__ is not defined).
  * SCSI constants come from the kernel's own scsi/scsi_proto.h, which needs
- * nothing but linux/types.h; the Makefile names it in VAAI_SCSI_PROTO_H.
+ * linux/types.h, u8 and (6.12) linux/build_bug.h, here; the Makefile names
+ * it in VAAI_SCSI_PROTO_H.
  */
 #ifndef VAAI_KCOMPAT_H
 #define VAAI_KCOMPAT_H
@@ -15,9 +16,9 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "types.h"	/* scsi_proto.h's structures use u8 since 6.12 */
 #include VAAI_SCSI_PROTO_H
 
-#include "types.h"
 #include "unaligned.h"
 #include "list.h"
 

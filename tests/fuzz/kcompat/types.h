@@ -18,6 +18,10 @@ typedef int64_t s64;
 #define U64_MAX		((u64)~0ULL)
 #define S64_MAX		((s64)(U64_MAX >> 1))
 
+/* A flexible array where C wants none alone (scsi_proto.h, 6.12). */
+#define DECLARE_FLEX_ARRAY(type, name) \
+	struct { struct { } __empty_##name; type name[]; }
+
 #define BIT(n)		(1UL << (n))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 /* 0, or a compile error when e is true (as the kernel's). */
