@@ -25,7 +25,8 @@ up)
 	for i in 0 1; do
 		ip link set $VETH$i mtu 9000 up
 		[ -n "$(ctlr $i)" ] || echo $VETH$i > /sys/bus/fcoe/ctlr_create
-		echo vn2vn > "$(ctlr $i)/mode"
+		# As the mode file spells it: 7.2 no longer ignores case.
+		echo VN2VN > "$(ctlr $i)/mode"
 	done
 	;;
 wwpn)
