@@ -1,12 +1,18 @@
 # vaai: LIO backend with the VAAI offloads.  `make help` lists the targets.
 #
-# KDIR defaults to the running kernel's headers where they exist, else the
-# Debian kernel the test VM boots (linux-headers-*-amd64).
-GUEST_KVER ?= $(shell ls -1 /lib/modules 2>/dev/null | grep -- '-amd64$$' | sort -V | tail -n 1)
+# The kernel: KDIR's when KDIR is given; else the running one where its
+# headers are installed; else the newest kernel whose headers are.
+# KERNELRELEASE= picks one; unstable's kernel builds in its chroot
+# (tests/vm/newest-kernel.sh, scripts/kbuild.sh).
+HEADERS_KVERS := $(shell cd /lib/modules 2>/dev/null && \
+	for k in *; do [ -d $$k/build ] && echo $$k; done | sort -V)
+ifdef KDIR
+KERNELRELEASE ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+endif
 ifneq ($(wildcard /lib/modules/$(shell uname -r)/build),)
 KERNELRELEASE ?= $(shell uname -r)
 else
-KERNELRELEASE ?= $(GUEST_KVER)
+KERNELRELEASE ?= $(lastword $(HEADERS_KVERS))
 endif
 KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 W ?= 1
@@ -14,27 +20,28 @@ PYTHON ?= /usr/bin/python3
 # The kernel's scsi/scsi_proto.h, which the host-side parser builds use too.
 KSRC ?= $(firstword $(wildcard /lib/modules/$(KERNELRELEASE)/source) $(KDIR))
 
-MODULE := target_core/target_core_vaai.ko
+# One directory per kernel: build/module/KVER/target_core_vaai.ko.
+MODDIR = build/module/$(KERNELRELEASE)
+MODULE = $(MODDIR)/target_core_vaai.ko
 
 all: module
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core CONFIG_TARGET_CORE_VAAI=m \
-		W=$(W) $(if $(WERROR),KCFLAGS=-Werror) modules
+	scripts/kbuild.sh $(KERNELRELEASE) $(KDIR) W=$(W) \
+		$(if $(WERROR),KCFLAGS=-Werror)
 
 install: module
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core modules_install
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(MODDIR) modules_install
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KERNELRELEASE)
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/target_core clean
 	rm -rf build
 
 include tests/parsers/parsers.mk
 include tests/fuzz/fuzz.mk
 
 help:
-	@echo "make            build target_core/target_core_vaai.ko against KDIR ($(KDIR))"
+	@echo "make            build $(MODULE) against KDIR ($(KDIR))"
 	@echo "make install    install the module for KERNELRELEASE ($(KERNELRELEASE))"
 	@echo "make deps       install the Debian and PyPI packages the tests and demo need"
 	@echo "make test       host tests, a 10 s fuzz pass, then the guest suites in a VM"

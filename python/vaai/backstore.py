@@ -28,8 +28,9 @@ def load_module():
     if r.returncode != 0:
         raise VaaiError("cannot load the %s module (%s): install it with "
                         "'make install' from the source tree, or insmod "
-                        "target_core/%s.ko" % (MODULE, r.stderr.strip() or
-                                               "modprobe failed", MODULE))
+                        "build/module/%s/%s.ko"
+                        % (MODULE, r.stderr.strip() or "modprobe failed",
+                           os.uname().release, MODULE))
 
 
 def find(name):

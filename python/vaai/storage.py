@@ -26,7 +26,8 @@ class VaaiStorageObject(tcm.StorageObject):
         if not os.path.isdir("/sys/kernel/config/target/core") or \
                 not os.path.isdir("/sys/module/%s" % MODULE):
             raise VaaiError("the %s module is not loaded: run 'modprobe %s' "
-                            "(or insmod target_core/%s.ko)" % (MODULE, MODULE, MODULE))
+                            "(or insmod build/module/%s/%s.ko)"
+                            % (MODULE, MODULE, os.uname().release, MODULE))
         if path is None:
             super().__init__(name, "lookup", index)
             return

@@ -82,7 +82,8 @@ def cached_bytes(path):
     return int(out.split()[0])
 
 
-MODULE = os.environ.get("VAAI_MODULE", "target_core/target_core_vaai.ko")
+MODULE = os.environ.get("VAAI_MODULE", "build/module/%s/target_core_vaai.ko"
+                        % os.uname().release)
 
 
 def module_loaded():

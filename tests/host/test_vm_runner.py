@@ -145,6 +145,22 @@ def test_the_stock_kernel_boots_as_before(monkeypatch):
     assert "--rodir" not in argv and "VAAI_KMEMLEAK=1" not in argv[-1].split()
 
 
+def test_an_unpacked_kernel_boots_from_its_module_tree(monkeypatch):
+    """unstable's kernel is unpacked into /lib/modules/KVER, not installed."""
+    monkeypatch.setattr(run.os.path, "exists",
+                        lambda path: path == "/lib/modules/7.2.13+deb14-amd64/vmlinuz")
+    args = run.parse_args(["--kver", "7.2.13+deb14-amd64", "--log", "l", "--", "true"])
+    argv = run.vng_argv(args, "rc")
+    assert argv[argv.index("--run") + 1] == "/lib/modules/7.2.13+deb14-amd64/vmlinuz"
+
+
+def test_a_kernel_nowhere_stops_the_run(monkeypatch):
+    monkeypatch.setattr(run.os.path, "exists", lambda path: False)
+    args = run.parse_args(["--kver", "6.9.9-amd64", "--log", "l", "--", "true"])
+    with pytest.raises(SystemExit, match="install linux-image-6.9.9-amd64"):
+        run.vng_argv(args, "rc")
+
+
 def kernel_args(argv):
     return [argv[i + 1] for i, a in enumerate(argv) if a == "--append"]
 

@@ -1,7 +1,8 @@
 # Sourced inside the guest: what every guest job needs.
 # Run from the repository root.
 
-VAAI_MODULE=${VAAI_MODULE:-$PWD/target_core/target_core_vaai.ko}
+# The module built for the kernel the guest booted (make module).
+export VAAI_MODULE=${VAAI_MODULE:-$PWD/build/module/$(uname -r)/target_core_vaai.ko}
 export VAAI_SCRATCH=/run/vaai
 export TARGETCLI_HOME=$VAAI_SCRATCH/targetcli
 export PYTHONPATH=$PWD/python

@@ -153,11 +153,14 @@ def tree_config(kdir, option):
 def guest_kernel(args):
     """What vng --run boots, and what the guest job is told about it."""
     if args.kver:
-        kernel = "/boot/vmlinuz-%s" % args.kver
-        if not os.path.exists(kernel):
-            sys.exit("run.py: %s not found; install linux-image-%s "
-                     "(tests/vm/deps.sh does)" % (kernel, args.kver))
-        return kernel, {}
+        # Installed from its package, or unpacked from it beside its modules
+        # (tests/vm/newest-kernel.sh).
+        for kernel in ("/boot/vmlinuz-%s" % args.kver,
+                       "/lib/modules/%s/vmlinuz" % args.kver):
+            if os.path.exists(kernel):
+                return kernel, {}
+        sys.exit("run.py: no /boot/vmlinuz-%s; install linux-image-%s "
+                 "(tests/vm/deps.sh does)" % (args.kver, args.kver))
     # vng boots a tree's bzImage and links the tree's modules (through its
     # .virtme_mods) under /lib/modules in the guest.
     kernel = os.path.abspath(args.kernel_dir)
