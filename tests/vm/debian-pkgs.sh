@@ -14,3 +14,11 @@ install_missing() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 			--no-install-recommends $missing >&2
 }
+
+# The kernel release a metapackage (linux-image-amd64, linux-headers-amd64)
+# depends on, in the root directory $2 (default /); nothing when it is not
+# installed there.
+kernel_release_of() {
+	chroot "${2:-/}" dpkg-query -W -f='${Depends}' "$1" 2>/dev/null | tr ',' '\n' |
+		sed -n 's/^ *linux-\(image\|headers\)-\([0-9][^ ]*\).*/\2/p' | head -n 1
+}

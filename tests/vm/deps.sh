@@ -1,11 +1,14 @@
 #!/bin/sh
 # Install what the build, the VM harness, the tests and the demo need on a
-# Debian 12 host (clang-14 and its runtimes: libFuzzer and the sanitizers
-# for tests/fuzz; matplotlib for the benchmark plots, linux-perf for their
-# profile).  Idempotent: a second run installs nothing.
+# Debian 12 host: the three kernels the module is tested on (Debian 12's
+# 6.1 and 6.12, and unstable's newest through tests/vm/newest-kernel.sh),
+# clang-14 and its runtimes (libFuzzer and the sanitizers for tests/fuzz),
+# matplotlib for the benchmark plots, linux-perf for their profile.
+# Idempotent: a second run installs nothing.
 set -eu
 
-PKGS="build-essential linux-image-amd64 linux-headers-amd64 qemu-system-x86
+PKGS="build-essential linux-image-amd64 linux-headers-amd64
+      linux-image-6.12-amd64 linux-headers-6.12-amd64 debootstrap qemu-system-x86
       busybox-static kmod udev python3 python3-venv python3-pip python3-pytest
       python3-rtslib-fb targetcli-fb sg3-utils ddpt open-iscsi fio xfsprogs
       btrfs-progs fcoe-utils iproute2 dmsetup e2fsprogs clang-14
@@ -16,6 +19,10 @@ VNG_VERSION=1.42
 . "$(dirname "$0")/debian-pkgs.sh"
 # shellcheck disable=SC2086
 install_missing $PKGS
+
+# The newest Debian kernel: headers in a chroot of unstable, image and
+# modules unpacked for the guest.
+"$(dirname "$0")/newest-kernel.sh" >/dev/null
 
 # virtme-ng boots the stock Debian kernel with the host's root filesystem.
 # It lives in a venv on Debian's own python3, which also sees rtslib-fb.
