@@ -26,6 +26,12 @@
 #include "compat.h"
 #include "vaai_parse.h"
 
+/*
+ * The release, as modinfo shows it; debian/changelog and python/pyproject.toml
+ * carry the same (tests/host/test_version.py).
+ */
+#define VAAI_VERSION		"0.1.0"
+
 /* Largest data transfer of one READ/WRITE command we accept (bytes). */
 #define VAAI_MAX_IO_BYTES	(8U << 20)
 /* Commands LIO core may have outstanding on one device. */

@@ -256,3 +256,4 @@ module_exit(vaai_exit);
 MODULE_DESCRIPTION("LIO backend with VAAI/ODX offloads");
 MODULE_AUTHOR("vaai developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(VAAI_VERSION);
