@@ -49,6 +49,7 @@ help:
 	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
+	@echo "make deb        the Debian packages vaai-dkms and vaai-tools -> build/deb/"
 	@echo "make test-debug guest suites on a KASAN/lockdep/kmemleak/UBSAN kernel,"
 	@echo "                built once and cached (TESTS=... as for test-guest)"
 	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
@@ -72,6 +73,10 @@ test-guest: module
 	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 2400 \
 		--log build/vm/test-console.log \
 		-- tests/vm/guest-test.sh $(TESTS)
+
+# The Debian packages vaai-dkms and vaai-tools (docs/packaging.md).
+deb:
+	scripts/deb.sh
 
 # The sanitizer kernel: built once into /var/cache/vaai/debug-kernel by
 # tests/vm/debug-kernel.sh, which prints the tree (and installs only the
@@ -116,4 +121,4 @@ serve: deps
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
 .PHONY: all module install clean help deps test test-host test-parsers test-guest \
-	test-debug demo bench serve
+	test-debug demo bench serve deb
