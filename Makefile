@@ -50,6 +50,7 @@ help:
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
 	@echo "make deb        the Debian packages vaai-dkms and vaai-tools -> build/deb/"
+	@echo "make test-packages  install them in a Debian 12 root and a guest (root)"
 	@echo "make test-debug guest suites on a KASAN/lockdep/kmemleak/UBSAN kernel,"
 	@echo "                built once and cached (TESTS=... as for test-guest)"
 	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
@@ -77,6 +78,11 @@ test-guest: module
 # The Debian packages vaai-dkms and vaai-tools (docs/packaging.md).
 deb:
 	scripts/deb.sh
+
+# apt install of `make deb`'s packages into a Debian 12 root, DKMS, a guest
+# serving a LUN on that root, a kernel upgrade, apt remove and purge.
+test-packages:
+	$(PYTHON) -m pytest -q tests/packages
 
 # The sanitizer kernel: built once into /var/cache/vaai/debug-kernel by
 # tests/vm/debug-kernel.sh, which prints the tree (and installs only the
@@ -121,4 +127,4 @@ serve: deps
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
 .PHONY: all module install clean help deps test test-host test-parsers test-guest \
-	test-debug demo bench serve deb
+	test-debug demo bench serve deb test-packages

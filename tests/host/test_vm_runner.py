@@ -154,6 +154,18 @@ def test_an_unpacked_kernel_boots_from_its_module_tree(monkeypatch):
     assert argv[argv.index("--run") + 1] == "/lib/modules/7.2.13+deb14-amd64/vmlinuz"
 
 
+def test_another_root_reaches_vng(monkeypatch):
+    monkeypatch.setattr(run.os.path, "exists", lambda path: True)
+    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--root", "/r/root",
+                           "--log", "l", "--", "true"])
+    argv = run.vng_argv(args, "rc")
+    assert argv[argv.index("--root") + 1] == "/r/root"
+    assert argv[argv.index("--cwd") + 1] == "/r/root" + run.REPO
+    assert argv[argv.index("--rwdir") + 1] == "%s=%s" % (run.REPO, run.REPO)
+    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
+    assert "--root" not in run.vng_argv(args, "rc")
+
+
 def test_a_kernel_nowhere_stops_the_run(monkeypatch):
     monkeypatch.setattr(run.os.path, "exists", lambda path: False)
     args = run.parse_args(["--kver", "6.9.9-amd64", "--log", "l", "--", "true"])

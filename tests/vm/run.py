@@ -129,6 +129,9 @@ def parse_args(argv):
     p.add_argument("--append", action="append", default=[], metavar="ARG",
                    help="one more guest kernel argument, after the usual ones "
                    "(e.g. clocksource=tsc); may be repeated")
+    p.add_argument("--root",
+                   help="boot on this directory as the root file system "
+                   "instead of the host's (the package tests' Debian 12 root)")
     p.add_argument("--serve", action="store_true",
                    help="forward the guest's iSCSI port to 127.0.0.1:3260")
     p.add_argument("cmd", nargs=argparse.REMAINDER,
@@ -188,15 +191,21 @@ def vng_argv(args, rc_file):
                       ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd])
     argv = [VNG, "--run", kernel, "--disable-kvm", "--verbose",
             "-m", args.mem, "--cpus", args.cpus,
-            "--rwdir", REPO,
+            # With --root, virtme reads a bare path as one inside it.
+            "--rwdir", "%s=%s" % (REPO, REPO) if args.root else REPO,
             "--overlay-rwdir", "/etc", "--overlay-rwdir", "/var/lib",
-            "--cwd", REPO]
+            # virtme takes the working directory as a host path, inside
+            # --root when there is one; the guest mounts REPO at REPO.
+            "--cwd", os.path.join(os.path.abspath(args.root), REPO.lstrip("/"))
+            if args.root else REPO]
     for opt in GUEST_CMDLINE + args.append:
         argv += ["--append", opt]
     if args.kernel_dir:
         # The guest mounts a tmpfs on /var/cache, hiding the cached tree
         # that /lib/modules/<release> links to; mount the tree over it.
         argv += ["--rodir", kernel]
+    if args.root:
+        argv += ["--root", os.path.abspath(args.root)]
     if args.serve:
         argv += ["--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
                  "-device virtio-net-pci,netdev=n9"]

@@ -1,0 +1,104 @@
+"""apt install, a guest serving a LUN with what was installed, a kernel
+upgrade, apt remove: in this order, on one root (conftest.py)."""
+import glob
+import os
+import subprocess
+
+from conftest import REPO, WORK, version
+
+MODULE = "target_core_vaai.ko"
+
+
+def dkms_module(root, kver):
+    """Where DKMS installed the module for kver (compressed as the kernel's
+    own modules are: 6.12's with xz), or None."""
+    found = glob.glob(root.file("/lib/modules/%s/updates/dkms/%s*" % (kver, MODULE)))
+    return found[0][len(root.path):] if found else None
+
+
+def modinfo(root, kver, field):
+    return root.run("modinfo", "-F", field, dkms_module(root, kver)).stdout.strip()
+
+
+def test_install_builds_the_module_for_the_installed_kernel(installed, kernels):
+    root, out = installed
+    old = kernels[0]
+    assert dkms_module(root, old), out
+    assert modinfo(root, old, "version") == version()
+    assert modinfo(root, old, "vermagic").split()[0] == old
+    # Signed as Debian's DKMS signs, with the key it made (Secure Boot).
+    assert modinfo(root, old, "signer") == "DKMS module signing key"
+    assert root.exists("/var/lib/dkms/mok.pub")
+    status = root.run("dkms", "status").stdout
+    assert "vaai/%s, %s, x86_64: installed" % (version(), old) in status, status
+
+
+def test_install_brings_the_tools_on_debians_python(installed):
+    root, _ = installed
+    out = root.run("vaaictl", "--help").stdout
+    assert "create" in out and "restore" in out
+    head = open(root.file("/usr/bin/vaaictl")).readline()
+    assert head.strip() == "#!/usr/bin/python3", head
+    mod = root.run("python3", "-c", "import vaai, rtslib_fb; print(vaai.__file__)")
+    assert mod.stdout.startswith("/usr/lib/python3/dist-packages/vaai/")
+    for path in ("/usr/bin/targetcli-vaai", "/usr/share/man/man8/vaaictl.8.gz",
+                 "/usr/share/man/man8/targetcli-vaai.8.gz",
+                 "/usr/share/bash-completion/completions/vaaictl",
+                 "/lib/systemd/system/vaai-target.service",
+                 "/usr/lib/modules-load.d/vaai.conf"):
+        assert root.exists(path), path
+    conf = open(root.file("/usr/lib/modules-load.d/vaai.conf")).read().split("\n")
+    assert "target_core_vaai" in conf
+    assert root.exists("/etc/systemd/system/multi-user.target.wants/vaai-target.service")
+
+
+def test_a_guest_on_the_root_serves_a_lun_with_the_dkms_module(installed, kernels):
+    root, _ = installed
+    log = os.path.join(WORK, "guest-console.log")
+    env = dict(os.environ, VAAI_MODULE="installed")
+    p = subprocess.run([os.path.join(REPO, "tests", "vm", "run.py"), "--kver", kernels[0],
+                        "--root", root.path, "--timeout", "900", "--log", log, "--",
+                        "tests/packages/guest-serve.sh", version()],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr
+    assert "guest-serve: module %s from /lib/modules/%s/updates/dkms/" \
+        % (version(), kernels[0]) in p.stdout
+    assert "4 MiB read back" in p.stdout
+
+
+def test_a_kernel_upgrade_builds_the_module_for_the_new_kernel(installed, kernels):
+    """As `apt upgrade` bringing Debian 12's 6.12 image and headers."""
+    root, _ = installed
+    new = kernels[1]
+    assert not dkms_module(root, new)
+    out = root.apt("install", "--no-download", "--no-install-recommends",
+                   "linux-image-" + new, "linux-headers-" + new)
+    assert dkms_module(root, new), out
+    assert modinfo(root, new, "vermagic").split()[0] == new
+    assert modinfo(root, new, "version") == version()
+    assert dkms_module(root, kernels[0])
+
+
+def leftovers(root):
+    return root.run("sh", "-c", "find / -xdev \\( -name '*vaai*' -o -name %s \\) "
+                    "-not -path '%s*' -not -path '/tmp/*'" % (MODULE, REPO)).stdout.split()
+
+
+# What dpkg keeps of a removed package until it is purged: its maintainer
+# scripts and the unit's enablement (an admin's choice, like a conffile).
+UNTIL_PURGE = ("/var/lib/dpkg/info/vaai-", "/var/lib/systemd/deb-systemd-helper-",
+               "/etc/systemd/system/multi-user.target.wants/vaai-target.service")
+
+
+def test_remove_leaves_only_the_admins_config_and_purge_nothing(installed, kernels):
+    root, _ = installed
+    os.makedirs(root.file("/etc/rtslib-fb-target"), exist_ok=True)
+    config = root.file("/etc/rtslib-fb-target/saveconfig.json")
+    with open(config, "w") as f:
+        f.write('{"storage_objects": [], "targets": [], "fabric_modules": []}\n')
+    root.apt("remove", "vaai-tools", "vaai-dkms")
+    left = [p for p in leftovers(root) if not p.startswith(UNTIL_PURGE)]
+    assert left == [], left
+    root.apt("purge", "vaai-tools", "vaai-dkms")
+    assert leftovers(root) == []
+    assert os.path.exists(config)
