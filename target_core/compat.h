@@ -8,13 +8,14 @@
  * A difference the preprocessor can see (a header, a macro) is tested for
  * itself, one it cannot by a compile probe in Kbuild (VAAI_HAVE_*); only a
  * changed function or structure falls back to the version.
- * "(6.12)" below means: not in 6.1, in 6.12; "(7.2)": not in 6.12, in 7.2.
+ * In parentheses, the release a change came with; "by 6.12": not in 6.1,
+ * in 6.12, and "by 7.2": not in 6.12, in 7.2.
  * The first part also builds on the host, in the parsers' tests.
  */
 #ifndef VAAI_COMPAT_H
 #define VAAI_COMPAT_H
 
-/* The 6-byte RESERVE and RELEASE took an _6 suffix (7.2). */
+/* The 6-byte RESERVE and RELEASE took an _6 suffix (by 7.2). */
 #ifndef RESERVE_6
 #define RESERVE_6	RESERVE
 #define RELEASE_6	RELEASE
@@ -25,14 +26,14 @@
 #include <linux/fs.h>
 #include <linux/blkdev.h>
 
-/* get/put_unaligned_*() moved from asm/ to linux/ (6.12). */
+/* get/put_unaligned_*() moved from asm/ to linux/ (by 6.12). */
 #if __has_include(<linux/unaligned.h>)
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
 #endif
 
-/* hex_to_bin() left linux/kernel.h for linux/hex.h (6.12). */
+/* hex_to_bin() left linux/kernel.h for linux/hex.h (by 6.12). */
 #if __has_include(<linux/hex.h>)
 #include <linux/hex.h>
 #endif
@@ -54,7 +55,7 @@ static inline struct block_device *vaai_file_bdev(struct file *file)
 #endif
 }
 
-/* bdev_nonrot() became its inverse, bdev_rot(), with blk_queue_rot() (7.2). */
+/* bdev_nonrot() became its inverse, bdev_rot() (by 7.2). */
 static inline bool vaai_bdev_nonrot(struct block_device *bdev)
 {
 #ifdef blk_queue_rot
@@ -66,7 +67,7 @@ static inline bool vaai_bdev_nonrot(struct block_device *bdev)
 
 /*
  * Whether a buffered write may be tried with IOCB_NOWAIT: a file mode bit
- * until it moved to the file operations' flags (6.12).
+ * until it moved to the file operations' flags (by 6.12).
  */
 static inline bool vaai_file_buffered_wasync(struct file *file)
 {
