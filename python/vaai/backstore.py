@@ -26,8 +26,9 @@ def load_module():
         return
     r = subprocess.run(["modprobe", MODULE], capture_output=True, text=True)
     if r.returncode != 0:
-        raise VaaiError("cannot load the %s module (%s): install it with "
-                        "'make install' from the source tree, or insmod "
+        raise VaaiError("cannot load the %s module (%s): install the "
+                        "vaai-dkms package (with this kernel's headers), or "
+                        "run 'make install' in the source tree, or insmod "
                         "build/module/%s/%s.ko"
                         % (MODULE, r.stderr.strip() or "modprobe failed",
                            os.uname().release, MODULE))

@@ -135,7 +135,8 @@ def test_missing_module_is_one_line_with_the_fix(tmp_path):
            "PYTHONPATH": "%s:%s" % (os.path.join(REPO, "python"), tmp_path)}
     refused(["create", "m", os.path.join(SCRATCH, "m.img"), "--size", "1M"],
             "cannot load the target_core_vaai module (modprobe: FATAL: Module "
-            "target_core_vaai not found): install it with 'make install'", env=env)
+            "target_core_vaai not found): install the vaai-dkms package (with "
+            "this kernel's headers), or run 'make install'", env=env)
 
 
 # --- counters ---------------------------------------------------------------
