@@ -44,11 +44,16 @@ help:
 	@echo "make            build $(MODULE) against KDIR ($(KDIR))"
 	@echo "make install    install the module for KERNELRELEASE ($(KERNELRELEASE))"
 	@echo "make deps       install the Debian and PyPI packages the tests and demo need"
-	@echo "make test       host tests, a 10 s fuzz pass, then the guest suites in a VM"
+	@echo "make test       host tests, a 10 s fuzz pass, the guest suites in a VM on"
+	@echo "                TEST_KERNEL (Debian 12's own), the cross-kernel suites on"
+	@echo "                the other tested kernels, then the Debian packages"
 	@echo "make test-host  host-side tests only (pytest, then test-parsers)"
 	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
+	@echo "make test-cross the cross-kernel suites on each tested kernel but TEST_KERNEL"
+	@echo "make test-kernels  every guest suite on each tested kernel ($(KERNELS))"
+	@echo "make modules-all   the module for each tested kernel"
 	@echo "make deb        the Debian packages vaai-dkms and vaai-tools -> build/deb/"
 	@echo "make test-packages  install them in a Debian 12 root and a guest (root)"
 	@echo "make test-debug guest suites on a KASAN/lockdep/kmemleak/UBSAN kernel,"
@@ -60,11 +65,33 @@ help:
 deps:
 	tests/vm/deps.sh
 
+# The kernels the module is tested on (tests/vm/kernels.sh): Debian 12's
+# 6.1 and 6.12, and unstable's newest.  `make test` runs every guest suite
+# on TEST_KERNEL (Debian 12's own) and the cross-kernel ones (CROSS_TESTS)
+# on the others.
+KERNELS = $(shell tests/vm/kernels.sh)
+TEST_KERNEL ?= $(firstword $(KERNELS))
+CROSS_KERNELS = $(filter-out $(TEST_KERNEL),$(KERNELS))
+# Every primitive over tcm_loop and iSCSI: ATS torture, thin provisioning,
+# full copy with clones, ODX, fault recovery (docs/kernels.md).
+CROSS_TESTS = tests/guest/test_read_write.py tests/guest/test_inquiry.py \
+	tests/guest/test_compare_and_write.py tests/guest/test_caw_torture.py \
+	tests/guest/test_write_same.py tests/guest/test_unmap.py \
+	tests/guest/test_lba_status.py tests/guest/test_xcopy.py \
+	tests/guest/test_xcopy_no_reflink.py tests/guest/test_odx_write_using_token.py \
+	tests/guest/test_fault_recovery.py \
+	-k "not fc"
+
 test: deps
-	$(MAKE) WERROR=1 module
+	$(MAKE) WERROR=1 modules-all
 	$(MAKE) test-host
 	$(MAKE) fuzz FUZZ_SECONDS=10
-	$(MAKE) test-guest
+	$(MAKE) test-guest KERNELRELEASE=$(TEST_KERNEL)
+	$(MAKE) test-cross
+	$(MAKE) test-packages
+
+modules-all:
+	for k in $(KERNELS); do $(MAKE) module KERNELRELEASE=$$k || exit; done
 
 test-host:
 	$(PYTHON) -m pytest -q tests/host
@@ -72,8 +99,16 @@ test-host:
 
 test-guest: module
 	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 2400 \
-		--log build/vm/test-console.log \
+		--log build/vm/test-console-$(KERNELRELEASE).log \
 		-- tests/vm/guest-test.sh $(TESTS)
+
+test-cross:
+	for k in $(CROSS_KERNELS); do \
+		$(MAKE) test-guest KERNELRELEASE=$$k TESTS='$(CROSS_TESTS)' || exit; \
+	done
+
+test-kernels:
+	for k in $(KERNELS); do $(MAKE) test-guest KERNELRELEASE=$$k || exit; done
 
 # The Debian packages vaai-dkms and vaai-tools (docs/packaging.md).
 deb:
@@ -127,4 +162,5 @@ serve: deps
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
 .PHONY: all module install clean help deps test test-host test-parsers test-guest \
-	test-debug demo bench serve deb test-packages
+	test-cross test-kernels modules-all deb test-packages \
+	test-debug demo bench serve

@@ -3,4 +3,4 @@
 # Usage: guest-test.sh [PYTEST_ARGS...]
 [ $# -gt 0 ] || set -- tests/guest
 exec /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfEs \
-	--junitxml=build/vm/guest-junit.xml "$@"
+	--junitxml="build/vm/guest-junit-$(uname -r).xml" "$@"
