@@ -55,11 +55,10 @@ static void vaai_unmap_refuse(struct se_cmd *cmd, const struct vaai_fault *f)
 
 /*
  * Check the parameter list in buf (len bytes) and collect its ranges in
- * *reqp.  Returns 0, or completes the command with the sense naming the
- * offending field and returns 1.
+ * *reqp.  Returns 0, -ENOMEM, or 1 with the offending field in *f.
  */
 static int vaai_unmap_collect(struct se_cmd *cmd, const u8 *buf, u32 len,
-			      struct vaai_unmap_req **reqp)
+			      struct vaai_unmap_req **reqp, struct vaai_fault *f)
 {
 	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
 	const struct vaai_unmap_limits lim = {
@@ -68,20 +67,16 @@ static int vaai_unmap_collect(struct se_cmd *cmd, const u8 *buf, u32 len,
 		.max_lbas = da->max_unmap_lba_count,
 	};
 	struct vaai_unmap_req *req;
-	struct vaai_fault f;
 	unsigned int nr;
 
-	f = vaai_unmap_list_check(buf, len, &lim, &nr);
-	if (f.key) {
-		vaai_unmap_refuse(cmd, &f);
+	*f = vaai_unmap_list_check(buf, len, &lim, &nr);
+	if (f->key)
 		return 1;
-	}
 	req = kmalloc(struct_size(req, range, nr), GFP_KERNEL);
 	if (!req)
 		return -ENOMEM;
-	f = vaai_unmap_list_collect(buf, nr, &lim, &req->span, req->range);
-	if (f.key) {
-		vaai_unmap_refuse(cmd, &f);
+	*f = vaai_unmap_list_collect(buf, nr, &lim, &req->span, req->range);
+	if (f->key) {
 		kfree(req);
 		return 1;
 	}
@@ -93,6 +88,7 @@ static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
 {
 	u32 len = get_unaligned_be16(&cmd->t_task_cdb[7]);
 	struct vaai_unmap_req *req = NULL;
+	struct vaai_fault f;
 	struct vaai_io *io;
 	u8 *buf;
 	int ret;
@@ -108,12 +104,15 @@ static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
 	buf = transport_kmap_data_sg(cmd);
 	if (!buf)
 		return TCM_OUT_OF_RESOURCES;
-	ret = vaai_unmap_collect(cmd, buf, len, &req);
+	ret = vaai_unmap_collect(cmd, buf, len, &req, &f);
+	/* Unmapped before any completion: the command is not ours after. */
 	transport_kunmap_data_sg(cmd);
 	if (ret < 0)
 		return TCM_OUT_OF_RESOURCES;
-	if (ret > 0)
-		return TCM_NO_SENSE;	/* completed with the field's sense */
+	if (ret > 0) {
+		vaai_unmap_refuse(cmd, &f);
+		return TCM_NO_SENSE;
+	}
 
 	io = vaai_io_alloc(cmd);
 	if (!io) {
