@@ -34,7 +34,9 @@ static void vaai_lbas_work(struct vaai_io *io)
 	u8 *buf;
 	int ret;
 
-	buf = kzalloc(max_t(u32, req.alloc_len, VAAI_LBAS_HDR_LEN), GFP_KERNEL);
+	/* An initiator's ALLOCATION LENGTH may be far more than a reply holds. */
+	buf = kzalloc(clamp_t(u32, req.alloc_len, VAAI_LBAS_HDR_LEN,
+			      VAAI_LBAS_MAX_LEN), GFP_KERNEL);
 	if (!buf) {
 		vaai_io_done(io, -ENOMEM);
 		return;

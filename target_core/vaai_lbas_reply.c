@@ -39,8 +39,9 @@ static int vaai_lbas_extent(const struct vaai_lbas_req *req, u64 lba,
 }
 
 /*
- * The reply in buf (zeroed, at least max(alloc_len, header) bytes), and in
- * *len the bytes of it to return; 0, or the store's negative errno.
+ * The reply in buf (zeroed, at least min(max(alloc_len, VAAI_LBAS_HDR_LEN),
+ * VAAI_LBAS_MAX_LEN) bytes), and in *len the bytes of it to return; 0, or
+ * the store's negative errno.
  */
 int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
 			  vaai_lbas_map_t map, void *ctx, u32 *len)

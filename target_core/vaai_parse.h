@@ -302,6 +302,9 @@ size_t vaai_diff_pattern(const u8 *block, u32 bs, size_t phase,
 #define VAAI_LBAS_DESC_LEN		16
 /* Bounded work per command, whatever the allocation length says. */
 #define VAAI_LBAS_MAX_DESCS		1024
+/* The longest reply, and all a reply buffer ever needs. */
+#define VAAI_LBAS_MAX_LEN \
+	(VAAI_LBAS_HDR_LEN + VAAI_LBAS_MAX_DESCS * VAAI_LBAS_DESC_LEN)
 
 /*
  * The store's provisioning state at byte pos: *mapped, and the length in

@@ -55,6 +55,36 @@ def test_small_allocation_length_truncates_to_whole_descriptors(make_lun, store)
     assert len(descs) == 1 and len(res.data) == 24
 
 
+def carried(disk):
+    """The most data one command can carry to this disk, from its queue's
+    limits (a user buffer's pages are not contiguous: 4 KiB a segment)."""
+    q = "/sys/block/%s/queue/" % os.path.basename(disk)
+    with open(q + "max_segments") as segs, open(q + "max_hw_sectors_kb") as kb:
+        return min(int(segs.read()) * 4096, int(kb.read()) * 1024)
+
+
+@pytest.mark.over_fabrics
+def test_allocation_length_past_any_reply_gets_the_whole_reply(make_lun, store):
+    """An ALLOCATION LENGTH far past any reply, up to 8 MiB where the fabric
+    carries it (iSCSI and FC do; tcm_loop's 256 segments stop at 1 MiB):
+    the reply is what the extents need, the rest residual.  The module once
+    allocated all of it: at 8 MiB the page allocator warned (a panic with
+    panic_on_warn) and every retry was answered TASK SET FULL."""
+    lun = make_lun(size=16 * MiB)
+    expect_good(write_blocks(lun.sg, 2048, os.urandom(MiB), 512))
+    alloc = min(8 * MiB, carried(lun.disk))
+    descs, res = get_lba_status(lun.sg, 0, alloc_len=alloc)
+    expect_good(res)
+    assert sum(nb for _, nb, _ in descs) == lun.nr_blocks
+    assert descs[0][0] == 0
+    reply = 8 + 16 * len(descs)
+    if lun.fabric.name == "fc":
+        # the initiator reports no residual: the rest reads as zeros
+        assert res.data[reply:] == bytes(len(res.data) - reply)
+    else:
+        assert len(res.data) == reply
+
+
 @pytest.mark.over_fabrics
 def test_starting_lba_past_the_end_is_refused(lun):
     _, res = get_lba_status(lun.sg, lun.nr_blocks)

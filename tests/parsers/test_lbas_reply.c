@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* GET LBA STATUS parameter data (vaai_lbas_reply.c), SBC-4 5.8.2. */
+#include <stdlib.h>
+
 #include "harness.h"
 
 /* A fake store: mapped in [0, 4096), a hole to 10000, mapped after. */
@@ -91,4 +93,28 @@ TEST(lbas_store_error_is_returned)
 	u32 len;
 
 	CHECK_EQ(vaai_lbas_reply_build(&req, buf, failing_map, NULL, &len), -EIO);
+}
+
+/* Every block its own extent, mapped and not in turn. */
+static loff_t striped_map(void *ctx, loff_t pos, loff_t len, bool *mapped)
+{
+	*mapped = (pos / 512) & 1;
+	return min_t(loff_t, 512 - pos % 512, len);
+}
+
+TEST(lbas_huge_allocation_length_fits_the_longest_reply)
+{
+	const struct vaai_lbas_req req = {
+		.lba = 0, .nr_blocks = 1 << 20, .block_size = 512,
+		.alloc_len = 8 << 20,
+	};
+	/* what the kernel allocates for it; ASan checks nothing goes past */
+	u8 *big = calloc(1, VAAI_LBAS_MAX_LEN);
+	u32 len;
+
+	CHECK(big != NULL);
+	CHECK_EQ(vaai_lbas_reply_build(&req, big, striped_map, NULL, &len), 0);
+	CHECK_EQ(len, VAAI_LBAS_MAX_LEN);
+	CHECK_EQ(get_unaligned_be32(big), VAAI_LBAS_MAX_LEN - 4);
+	free(big);
 }
