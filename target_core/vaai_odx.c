@@ -87,27 +87,32 @@ static struct vaai_fault vaai_odx_list_get(struct vaai_odx_cmd *oc,
 
 /*
  * List the operation for RECEIVE ROD TOKEN INFORMATION; the status then
- * belongs to the device's list.  False: refused (and answered).
+ * belongs to the device's list.  0, or why not (-EBUSY: its list identifier
+ * is in use), answered by vaai_odx_list_refused() once the caller has let go
+ * of all it holds: the command is not ours after its answer.
  */
-static bool vaai_odx_list_add(struct vaai_odx_cmd *oc)
+static int vaai_odx_list_add(struct vaai_odx_cmd *oc)
 {
 	int ret = vaai_copy_status_add(oc->vdev, oc->st);
 
-	if (!ret)
-		return true;
-	if (ret == -EBUSY) {
-		if (oc->st->sa == VAAI_SA_WRITE_USING_TOKEN)
-			atomic64_inc(&oc->vdev->stats.clone_failed);
-		/* the CDB's LIST IDENTIFIER (byte 6) is in use */
-		const struct vaai_fault f = { ILLEGAL_REQUEST, ASC_OP_IN_PROGRESS,
-					      ASCQ_OP_IN_PROGRESS, true, 6, -1 };
+	if (ret == -EBUSY && oc->st->sa == VAAI_SA_WRITE_USING_TOKEN)
+		atomic64_inc(&oc->vdev->stats.clone_failed);
+	return ret;
+}
 
-		vaai_cmd_complete_fault(oc->cmd, &f);
-	} else {
-		target_complete_cmd_with_sense(oc->cmd, SAM_STAT_CHECK_CONDITION,
+static void vaai_odx_list_refused(struct se_cmd *cmd, int ret)
+{
+	/* the CDB's LIST IDENTIFIER (byte 6) is in use */
+	static const struct vaai_fault in_use = {
+		ILLEGAL_REQUEST, ASC_OP_IN_PROGRESS, ASCQ_OP_IN_PROGRESS,
+		true, 6, -1
+	};
+
+	if (ret == -EBUSY)
+		vaai_cmd_complete_fault(cmd, &in_use);
+	else
+		target_complete_cmd_with_sense(cmd, SAM_STAT_CHECK_CONDITION,
 					       TCM_OUT_OF_RESOURCES);
-	}
-	return false;
 }
 
 /*
@@ -141,8 +146,10 @@ static sense_reason_t vaai_odx_pt_execute(struct se_cmd *cmd)
 	f = vaai_odx_list_get(oc, vaai_odx_pt_parse);
 	if (f.key)
 		return vaai_odx_refuse(oc, f);
-	if (!vaai_odx_list_add(oc)) {
+	ret = vaai_odx_list_add(oc);
+	if (ret) {
 		vaai_odx_cmd_free(oc);
+		vaai_odx_list_refused(cmd, ret);
 		return TCM_NO_SENSE;
 	}
 	st = oc->st;			/* the list's now */
@@ -297,6 +304,8 @@ static sense_reason_t vaai_odx_copy_start(struct vaai_odx_cmd *oc,
 					  struct vaai_xcopy *xc)
 {
 	struct vaai_copies *cp = &oc->vdev->copies;
+	struct se_cmd *cmd = oc->cmd;
+	int ret;
 
 	if (vaai_odx_reserved(xc)) {
 		atomic64_inc(&oc->vdev->stats.clone_failed);
@@ -310,10 +319,12 @@ static sense_reason_t vaai_odx_copy_start(struct vaai_odx_cmd *oc,
 		vaai_odx_cmd_free(oc);
 		return TCM_OUT_OF_RESOURCES;
 	}
-	if (!vaai_odx_list_add(oc)) {
+	ret = vaai_odx_list_add(oc);
+	if (ret) {
 		atomic_dec(&cp->nr_running);
 		vaai_odx_xcopy_free(xc);
 		vaai_odx_cmd_free(oc);
+		vaai_odx_list_refused(cmd, ret);
 		return TCM_NO_SENSE;
 	}
 	xc->status = oc->st;		/* the list's, ended by the engine */
@@ -369,15 +380,19 @@ static void vaai_odx_zero_work(struct vaai_io *io)
 
 static sense_reason_t vaai_odx_zero_start(struct vaai_odx_cmd *oc)
 {
-	struct vaai_io *io = vaai_io_alloc(oc->cmd);
+	struct se_cmd *cmd = oc->cmd;
+	struct vaai_io *io = vaai_io_alloc(cmd);
+	int ret;
 
 	if (!io) {
 		vaai_odx_cmd_free(oc);
 		return TCM_OUT_OF_RESOURCES;
 	}
-	if (!vaai_odx_list_add(oc)) {
+	ret = vaai_odx_list_add(oc);
+	if (ret) {
 		vaai_odx_cmd_free(oc);
 		vaai_io_finish(io);
+		vaai_odx_list_refused(cmd, ret);
 		return TCM_NO_SENSE;
 	}
 	io->write = true;
