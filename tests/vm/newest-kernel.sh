@@ -52,8 +52,8 @@ if [ ! -f "$mods/vmlinuz" ] || [ ! -f "$mods/modules.dep" ]; then
 	rm -rf "$debs" && mkdir -p "$debs"
 	in_root chown _apt /var/cache/vaai-kernel
 	for p in linux-binary linux-modules linux-base; do
-		(cd "$debs" && in_root sh -c \
-			"cd /var/cache/vaai-kernel && apt-get download -q $p-$kver" >&2)
+		in_root sh -c "cd /var/cache/vaai-kernel &&
+			apt-get download -q $p-$kver" >&2
 	done
 	rm -rf "$debs/x" && mkdir "$debs/x"
 	for d in "$debs"/*.deb; do dpkg-deb -x "$d" "$debs/x"; done
