@@ -52,7 +52,7 @@ help:
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
 	@echo "make test-cross the cross-kernel suites on each tested kernel but TEST_KERNEL"
-	@echo "make test-kernels  every guest suite on each tested kernel ($(KERNELS))"
+	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
 	@echo "make modules-all   the module for each tested kernel"
 	@echo "make deb        the Debian packages vaai-dkms and vaai-tools -> build/deb/"
 	@echo "make test-packages  install them in a Debian 12 root and a guest (root)"
