@@ -1,13 +1,13 @@
-"""targetcli with a /backstores/vaai node.
+"""targetcli's /backstores/vaai node.
 
 targetcli-fb builds /backstores from a fixed list of backstore classes and
-has no plugin hook.  This launcher adds ours before targetcli starts: it
-registers the `vaai` storage object type with rtslib-fb (so saveconfig and
-restoreconfig carry vaai backstores), adds a UI class for them under
-/backstores, then runs the installed targetcli unchanged.  No system file
-is modified; plain `targetcli` keeps working, without the vaai node.
+has no plugin hook.  install() adds a UI class for vaai backstores under
+/backstores.  The rtslib hook (vaai_rtslib_hook, loaded by
+vaai-rtslib.pth) calls it when targetcli loads, so plain `targetcli` has
+the node wherever the hook is installed; targetcli-vaai (`vaaictl
+targetcli`) also loads the module first and works without the hook.
 
-    targetcli-vaai                       (or: vaaictl targetcli)
+    targetcli
     /> /backstores/vaai create ds1 /srv/ds1.img size=2T
     /> /iscsi/iqn.../tpg1/luns create /backstores/vaai/ds1
 """
@@ -23,10 +23,12 @@ from .storage import PLUGIN
 TARGETCLI = "/usr/bin/targetcli"
 
 
-def install():
-    """Give targetcli's /backstores a `vaai` child (once per process)."""
+def install(ub=None):
+    """Give targetcli's /backstores a `vaai` child (once per process);
+    ub is targetcli.ui_backstore, imported here when not given."""
     from configshell_fb import ExecutionError
-    from targetcli import ui_backstore as ub
+    if ub is None:
+        from targetcli import ui_backstore as ub
 
     if getattr(ub.UIBackstores, "_vaai_installed", False):
         return
