@@ -7,6 +7,9 @@ export VAAI_SCRATCH=/run/vaai
 export TARGETCLI_HOME=$VAAI_SCRATCH/targetcli
 export PYTHONPATH=$PWD/python
 export PYTHONDONTWRITEBYTECODE=1
+# The rtslib hook as vaai-dkms installs it in dist-packages: here in a user
+# site directory, which site.py reads for .pth files as it does dist-packages.
+export PYTHONUSERBASE=$VAAI_SCRATCH/python-user
 
 vaai_guest_setup() {
 	modprobe configfs || return 1
@@ -26,8 +29,18 @@ vaai_guest_setup() {
 	mountpoint -q "$VAAI_SCRATCH" ||
 		mount -t tmpfs -o size=75% tmpfs "$VAAI_SCRATCH" || return 1
 	mkdir -p "$TARGETCLI_HOME"
+	# "installed": the package's hook, in dist-packages.
+	[ "$VAAI_MODULE" = installed ] || vaai_guest_rtslib_hook || return 1
 	# rtslib-fb points LIO's dbroot (PR and ALUA state) here; /etc is an
 	# overlay in the guest, so this changes nothing on the host.
 	mkdir -p /etc/rtslib-fb-target/pr /etc/rtslib-fb-target/alua
 	return 0
+}
+
+vaai_guest_rtslib_hook() {
+	local site
+	site=$(/usr/bin/python3 -c 'import site; print(site.getusersitepackages())') ||
+		return 1
+	mkdir -p "$site" &&
+		cp dist/vaai-rtslib.pth python/vaai_rtslib_hook.py "$site/"
 }
