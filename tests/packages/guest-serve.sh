@@ -2,11 +2,12 @@
 # In a guest booted on the package tests' root, after guest-init.sh loaded
 # target_core_vaai with modprobe: the module is DKMS's and carries VERSION,
 # and the packaged vaaictl (not the tree's) serves a LUN whose data reads
-# back as written.
+# back as written, also after plain targetctl saved, cleared and restored
+# it through the packaged rtslib hook.
 # Usage: guest-serve.sh VERSION
 set -eu
 want=$1
-unset PYTHONPATH		# the installed package, not python/ of the tree
+unset PYTHONPATH PYTHONUSERBASE	# the installed packages, not the tree
 fail() { echo "guest-serve: FAIL: $*" >&2; exit 1; }
 
 path=$(modinfo -n target_core_vaai)
@@ -19,22 +20,36 @@ v=$(readlink -f "$(command -v vaaictl)")
 img=$VAAI_SCRATCH/pkg.img
 vaaictl create pkg "$img" --size 64M
 vaaictl export pkg loopback
-disk=
-for _ in $(seq 60); do
-	for d in /sys/block/sd*; do
-		[ -e "$d/device/model" ] || continue
-		[ "$(cat "$d/device/model" | tr -d ' ')" = VAAI ] && disk=/dev/${d##*/}
+find_disk() {
+	disk=
+	for _ in $(seq 60); do
+		for d in /sys/block/sd*; do
+			[ -e "$d/device/model" ] || continue
+			[ "$(tr -d ' ' <"$d/device/model")" = VAAI ] && disk=/dev/${d##*/}
+		done
+		[ -n "$disk" ] && [ -b "$disk" ] && return 0
+		sleep 1
 	done
-	[ -n "$disk" ] && [ -b "$disk" ] && break
-	sleep 1
-done
-[ -n "$disk" ] || fail "no disk for the LUN"
+	fail "no disk for the LUN"
+}
+find_disk
 
 head -c 4194304 /dev/urandom >"$VAAI_SCRATCH/data"
 dd if="$VAAI_SCRATCH/data" of="$disk" bs=1M oflag=direct status=none
 dd if="$disk" bs=1M count=4 iflag=direct status=none | cmp - "$VAAI_SCRATCH/data" ||
 	fail "data read back from $disk differs"
 sg_inq "$disk" | grep -q "Product identification: VAAI" || fail "sg_inq $disk"
+
+targetcli ls | grep -q "o- pkg " || fail "plain targetcli does not list vaai/pkg"
+targetctl save "$VAAI_SCRATCH/saved.json"
+targetctl clear
+[ -z "$(ls /sys/kernel/config/target/core/vaai_* 2>/dev/null)" ] ||
+	fail "targetctl clear left vaai objects"
+targetctl restore "$VAAI_SCRATCH/saved.json"
+find_disk
+dd if="$disk" bs=1M count=4 iflag=direct status=none | cmp - "$VAAI_SCRATCH/data" ||
+	fail "data read back from $disk after targetctl restore differs"
 vaaictl stats pkg
 vaaictl delete pkg
-echo "guest-serve: module $got from $path served $disk; 4 MiB read back"
+echo "guest-serve: module $got from $path served $disk; 4 MiB read back," \
+	"also after targetctl save, clear and restore"

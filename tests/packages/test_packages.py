@@ -43,14 +43,29 @@ def test_install_brings_the_tools_on_debians_python(installed):
     assert mod.stdout.startswith("/usr/lib/python3/dist-packages/vaai/")
     for path in ("/usr/bin/targetcli-vaai", "/usr/share/man/man8/vaaictl.8.gz",
                  "/usr/share/man/man8/targetcli-vaai.8.gz",
-                 "/usr/share/bash-completion/completions/vaaictl",
-                 "/lib/systemd/system/vaai-target.service",
-                 "/usr/lib/modules-load.d/vaai.conf"):
+                 "/usr/share/bash-completion/completions/vaaictl"):
         assert root.exists(path), path
+
+
+def test_the_module_package_loads_it_and_hooks_rtslib(installed):
+    root, _ = installed
+    owners = root.run("dpkg", "-S", "/usr/lib/modules-load.d/vaai.conf",
+                      "/usr/lib/python3/dist-packages/vaai-rtslib.pth",
+                      "/usr/lib/python3/dist-packages/vaai_rtslib_hook.py").stdout
+    assert [line.split(":")[0] for line in owners.splitlines()] == ["vaai-dkms"] * 3
     conf = open(root.file("/usr/lib/modules-load.d/vaai.conf")).read().split("\n")
     assert "target_core_vaai" in conf
-    assert root.exists("/etc/systemd/system/multi-user.target.wants/vaai-target.service")
-
+    got = root.run("python3", "-c", "from rtslib_fb import tcm; "
+                   "print(tcm.so_mapping['vaai'].__module__)").stdout
+    assert got == "vaai.storage\n"
+    # One boot path: Debian's own restore service, nothing of ours beside
+    # it.  It keeps the default dependencies, so it starts after
+    # sysinit.target, which systemd-modules-load.service (vaai.conf) is before.
+    units = root.run("dpkg", "-L", "vaai-dkms", "vaai-tools").stdout
+    assert ".service" not in units
+    stock = open(root.file("/lib/systemd/system/rtslib-fb-targetctl.service")).read()
+    assert "ExecStart=/usr/bin/targetctl restore" in stock
+    assert "DefaultDependencies" not in stock
 
 def test_a_guest_on_the_root_serves_a_lun_with_the_dkms_module(installed, kernels):
     root, _ = installed
@@ -63,7 +78,7 @@ def test_a_guest_on_the_root_serves_a_lun_with_the_dkms_module(installed, kernel
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr
     assert "guest-serve: module %s from /lib/modules/%s/updates/dkms/" \
         % (version(), kernels[0]) in p.stdout
-    assert "4 MiB read back" in p.stdout
+    assert "4 MiB read back, also after targetctl save, clear and restore" in p.stdout
 
 
 def test_a_kernel_upgrade_builds_the_module_for_the_new_kernel(installed, kernels):
@@ -85,9 +100,25 @@ def leftovers(root):
 
 
 # What dpkg keeps of a removed package until it is purged: its maintainer
-# scripts and the unit's enablement (an admin's choice, like a conffile).
-UNTIL_PURGE = ("/var/lib/dpkg/info/vaai-", "/var/lib/systemd/deb-systemd-helper-",
-               "/etc/systemd/system/multi-user.target.wants/vaai-target.service")
+# scripts.
+UNTIL_PURGE = ("/var/lib/dpkg/info/vaai-",)
+
+
+def test_without_the_tools_the_hook_guards_what_rtslib_cannot_read(installed, debs, request):
+    """vaai-dkms alone (vaai-tools removed, then put back): rtslib-fb names
+    the vaai objects it cannot build instead of raising KeyError after
+    deleting."""
+    root, _ = installed
+    root.apt("remove", "vaai-tools")
+    tools = [os.path.basename(d) for d in debs if "vaai-tools_" in d]
+    request.addfinalizer(lambda: root.apt("install", "/tmp/" + tools[0]))
+    p = root.run("python3", "-c", "from rtslib_fb import tcm\n"
+                 "try:\n"
+                 "    tcm.StorageObject.so_from_path('/sys/kernel/config/target/core/vaai_1/ds1')\n"
+                 "except tcm.RTSLibError as e:\n"
+                 "    print(e)\n")
+    assert p.stdout == ("cannot read storage object vaai/ds1: the vaai Python package "
+                        "cannot be loaded (No module named 'vaai'); nothing was changed\n")
 
 
 def test_remove_leaves_only_the_admins_config_and_purge_nothing(installed, kernels):
@@ -99,6 +130,7 @@ def test_remove_leaves_only_the_admins_config_and_purge_nothing(installed, kerne
     root.apt("remove", "vaai-tools", "vaai-dkms")
     left = [p for p in leftovers(root) if not p.startswith(UNTIL_PURGE)]
     assert left == [], left
-    root.apt("purge", "vaai-tools", "vaai-dkms")
+    # dpkg forgets a package with nothing left to purge: apt would not find it.
+    root.run("dpkg", "--purge", "vaai-tools", "vaai-dkms")
     assert leftovers(root) == []
     assert os.path.exists(config)
