@@ -3,14 +3,16 @@
 rtslib's own restore refuses to run over a configuration that has any of
 the file's objects already.  Here restoring is a merge: what exists is left
 alone (and checked against the file), what is missing is made.  Restoring
-twice is a no-op; restoring over a partial configuration finishes it.  If
-something cannot be made, everything this run made is removed again.
+twice is a no-op; restoring over a partial configuration finishes it.  An
+object that cannot be made (a backing file gone, a device not there yet)
+fails alone, with what depends on it: the rest is restored, and the error
+names each failure.  Anything else going wrong removes what this run made.
 """
 import copy
 import json
 import os
 
-from rtslib_fb import RTSRoot
+from rtslib_fb import ALUATargetPortGroup, RTSRoot
 from rtslib_fb.root import default_save_file
 from rtslib_fb.target import Target
 from rtslib_fb.tcm import so_mapping
@@ -185,24 +187,22 @@ def restore(path=SAVE_FILE, progress=None):
             raise VaaiError("%s needs the %s fabric module, which is not loaded "
                             "(modprobe it first)" % (t["wwn"], t.get("fabric")))
     errors = []
-
-    def err(msg):
-        errors.append(msg)
     try:
         for i, so in enumerate(todo["storage_objects"], 1):
             _report(progress, i, len(steps), "backstore %s/%s" % _so_key(so))
-            _restore_so(so, err)
+            _restore_so(so, errors.append)
         for fm in todo["fabric_modules"]:
             if fm.get("name") in fabrics:
-                fabrics[fm["name"]].setup(copy.deepcopy(fm), err)
+                fabrics[fm["name"]].setup(copy.deepcopy(fm), errors.append)
         for i, t in enumerate(todo["targets"], len(todo["storage_objects"]) + 1):
             _report(progress, i, len(steps), "target %s" % t["wwn"])
-            Target.setup(fabrics[t["fabric"]], copy.deepcopy(t), err)
-        if errors:
-            raise VaaiError("cannot restore %s: %s" % (path, "; ".join(errors)))
+            Target.setup(fabrics[t["fabric"]], copy.deepcopy(t),
+                         lambda m, wwn=t["wwn"]: errors.append("target %s: %s" % (wwn, m)))
     except BaseException:
         _undo(running)
         raise
+    if errors:
+        raise VaaiError("%s is restored but for: %s" % (path, "; ".join(errors)))
     return len(steps)
 
 
@@ -212,21 +212,31 @@ def _report(progress, i, n, what):
 
 
 def _restore_so(so, err):
+    """Make one saved storage object, with its attributes and ALUA groups."""
+    def so_err(msg):
+        err("backstore %s/%s: %s" % (so["plugin"], so["name"], msg))
     try:
         cls = so_mapping[so["plugin"]]
     except KeyError:
-        err("backstore type %r of %s is unknown here" % (so.get("plugin"), so["name"]))
+        so_err("the backstore type is unknown here")
         return
     kwargs = {k: v for k, v in so.items()
               if k not in ("exists", "attributes", "plugin", "buffered_mode",
                            "alua_tpgs")}
     try:
         obj = cls(**kwargs)
-    except (RTSLibError, OSError, TypeError) as e:
-        err("backstore %s/%s: %s" % (so["plugin"], so["name"], e))
+    except VaaiError as e:
+        err(str(e))
         return
-    set_attributes(obj, so.get("attributes", {}),
-                   lambda m: err("backstore %s/%s: %s" % (so["plugin"], so["name"], m)))
+    except (RTSLibError, OSError, TypeError) as e:
+        so_err(str(e))
+        return
+    set_attributes(obj, so.get("attributes", {}), so_err)
+    for group in so.get("alua_tpgs", []):
+        try:
+            ALUATargetPortGroup.setup(obj, group, so_err)
+        except RTSLibError as e:
+            so_err(str(e))
 
 
 def _prune(objs, old, key):

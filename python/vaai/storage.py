@@ -19,10 +19,15 @@ class VaaiStorageObject(tcm.StorageObject):
     Creation mode (path given): path is a regular file, created sparse when
     size is given and it does not exist, or a block device.  Lookup mode
     (no path): binds to the existing storage object called name.
+
+    Restore mode (min_size given, as dump() saves it): path must exist, and
+    the LUN takes the store's size now, which may have grown since the save
+    but not shrunk.  A restore never creates a store: a file that is gone
+    or a device not yet there fails this LUN alone.
     """
 
     def __init__(self, name, path=None, size=None, readonly=False, wwn=None,
-                 index=None):
+                 index=None, min_size=None):
         if not os.path.isdir("/sys/kernel/config/target/core") or \
                 not os.path.isdir("/sys/module/%s" % MODULE):
             raise VaaiError("the %s module is not loaded: run 'modprobe %s' "
@@ -31,6 +36,9 @@ class VaaiStorageObject(tcm.StorageObject):
         if path is None:
             super().__init__(name, "lookup", index)
             return
+        if min_size is not None:
+            _check_saved_store(name, path, int(min_size))
+            size = None
         line = control_string(path, size, readonly)
         # RTSRoot() points LIO's dbroot at rtslib's directory, which LIO
         # only allows before the first device is enabled.
@@ -90,10 +98,31 @@ class VaaiStorageObject(tcm.StorageObject):
     def dump(self):
         d = super().dump()
         d["path"] = self.path_name
-        d["size"] = self.size
+        d["min_size"] = self.size
         d["readonly"] = self.readonly
         d["wwn"] = self.wwn
         return d
+
+
+def store_bytes(path):
+    """Bytes in the regular file or block device at path."""
+    with open(path, "rb") as f:
+        return f.seek(0, os.SEEK_END)
+
+
+def _check_saved_store(name, path, min_size):
+    try:
+        have = store_bytes(path)
+    except FileNotFoundError:
+        raise VaaiError("vaai/%s: %s does not exist (a restore does not create a "
+                        "store: mount or attach what holds it, then restore again)"
+                        % (name, path)) from None
+    except OSError as e:
+        raise VaaiError("vaai/%s: cannot open %s: %s" % (name, path, e.strerror)) from e
+    if have < min_size:
+        raise VaaiError("vaai/%s: %s holds %d bytes, fewer than the %d saved; a "
+                        "store that shrank is not restored (the LUN would lose "
+                        "blocks the hosts wrote)" % (name, path, have, min_size))
 
 
 def _register():

@@ -111,6 +111,20 @@ def cdb_sync_cache10(lba=0, nblocks=0):
     return struct.pack(">BBIBHB", 0x35, 0, lba, 0, nblocks, 0)
 
 
+def cdb_read_capacity16(alloc_len=32):
+    return struct.pack(">BBQIBB", 0x9E, 0x10, 0, alloc_len, 0, 0)
+
+
+def read_capacity16(dev):
+    """READ CAPACITY (16); the reply's RETURNED LOGICAL BLOCK ADDRESS is
+    the last LBA (SBC-4 5.20.2)."""
+    return sg_io(dev, cdb_read_capacity16(), data_in_len=32)
+
+
+def last_lba(res):
+    return struct.unpack(">Q", expect_good(res).data[:8])[0]
+
+
 # tcm_loop takes 256 scatter-gather entries: one SG_IO moves at most 1 MiB of
 # page-sized user memory.  Larger reads and writes are split.
 SG_IO_MAX = 1 << 20

@@ -130,9 +130,10 @@ class Mixed:
         self.loops.append(dev)
         return dev
 
-    def assert_serving(self):
+    def assert_serving(self, names=("mix_vaai", "mix_fileio")):
         """The data written before reads back through the loopback LUNs."""
-        for name, cls in (("mix_vaai", VaaiStorageObject), ("mix_fileio", FileIOStorageObject)):
+        classes = {"mix_vaai": VaaiStorageObject, "mix_fileio": FileIOStorageObject}
+        for name, cls in ((n, classes[n]) for n in names):
             sg = sg_of(find_disk(cls(name), "tcm_loopback"))
             clear_unit_attention(sg)
             got = expect_good(read_blocks(sg, DATA_LBA, 64, 512)).data
@@ -194,6 +195,31 @@ def test_targetctl_save_clear_restore_round_trips(mixed, tmp_path):
     assert (out, err) == ("", "")
     assert running() == before
     mixed.assert_serving()
+
+
+def test_targetctl_restore_without_a_store_restores_the_rest(mixed, tmp_path):
+    saved = str(tmp_path / "saveconfig.json")
+    stock("targetctl", "save", saved)
+    before = running()
+    stock("targetctl", "clear")
+    away = mixed.files[0] + ".away"
+    os.rename(mixed.files[0], away)
+    try:
+        _, _, err = stock("targetctl", "restore", saved)
+    finally:
+        os.rename(away, mixed.files[0])
+    assert "vaai/mix_vaai: %s does not exist" % mixed.files[0] in err
+    assert not any("does not exist" in line for line in err.splitlines()
+                   if "mix_vaai:" not in line), err
+    now = running()
+    assert {so["name"] for so in now["storage_objects"]} == \
+        {so["name"] for so in before["storage_objects"]} - {"mix_vaai"}
+    luns = {(t["wwn"], lun["index"]) for t in now["targets"] for tpg in t["tpgs"]
+            for lun in tpg["luns"]}
+    assert luns == {(t["wwn"], lun["index"]) for t in before["targets"]
+                    for tpg in t["tpgs"] for lun in tpg["luns"]
+                    if not lun["storage_object"].endswith("/mix_vaai")}
+    mixed.assert_serving(["mix_fileio"])
 
 
 def _unit_commands(key):

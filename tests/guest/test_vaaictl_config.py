@@ -1,14 +1,16 @@
 """vaaictl save/restore (idempotent, finishing a partial configuration,
-rolled back when it cannot finish) and targetcli driving a vaai backstore."""
+failing only the LUNs whose store is gone or shrank, taking a grown store
+at its new size) and targetcli driving a vaai backstore."""
 import json
 import os
 
 import pytest
-from rtslib_fb import RTSRoot
+from rtslib_fb import ALUATargetPortGroup, RTSRoot
 
 import fabrics
 from conftest import SCRATCH
-from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
+from scsi import (clear_unit_attention, expect_good, last_lba, read_blocks,
+                  read_capacity16, write_blocks)
 from ctl import refused, vaaictl
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
@@ -49,8 +51,9 @@ def dump():
 
 
 def build(made):
-    """Two backstores, one exported over iSCSI with an ACL and CHAP, the
-    other over tcm_loop; 64 KiB of data written into the first."""
+    """Two backstores, one exported over iSCSI with an ACL and CHAP, its
+    LUN 0 in an ALUA group of its own, the other over tcm_loop; 64 KiB of
+    data written into the second."""
     for name in ("ds1", "ds2"):
         path = os.path.join(SCRATCH, name + ".img")
         made.append(path)
@@ -60,6 +63,11 @@ def build(made):
     vaaictl("export", "ds1", "iscsi", "--iqn", IQN, "--ip", "127.0.0.1", "--lun", "1",
             "--initiator", ESX, "--chap", "esx01:s3cret-s3cret")
     vaaictl("export", "ds2", "loopback")
+    group = ALUATargetPortGroup(VaaiStorageObject("ds1"), "site_a", tag=11)
+    group.preferred = 1
+    lun0 = [lun for t in RTSRoot().targets if t.wwn == IQN
+            for tpg in t.tpgs for lun in tpg.luns if lun.lun == 0][0]
+    lun0.alua_tg_pt_gp_name = "site_a"
     data = os.urandom(64 * 1024)
     sg = sg_of(find_disk(VaaiStorageObject("ds2")))
     clear_unit_attention(sg)
@@ -133,22 +141,64 @@ def test_restore_refuses_a_file_that_disagrees(clean_slate, tmp_path):
     assert dump() == before
 
 
-def test_restore_that_cannot_finish_is_rolled_back(clean_slate, tmp_path):
+def test_a_store_that_is_gone_fails_only_its_luns(clean_slate, tmp_path):
+    data = build(clean_slate)
+    saved = tmp_path / "saveconfig.json"
+    vaaictl("save", saved)
+    before = dump()
+    RTSRoot().clear_existing(confirm=True)
+    ds2 = os.path.join(SCRATCH, "ds2.img")
+    os.rename(ds2, ds2 + ".away")
+    rc, out, err = vaaictl("restore", saved, check=False)
+    assert rc == 1 and out == ""
+    loop_wwn = [t["wwn"] for t in before["targets"] if t["fabric"] == "loopback"][0]
+    assert err.splitlines()[-1] == (
+        "vaaictl: error: %s is restored but for: vaai/ds2: %s does not exist (a restore "
+        "does not create a store: mount or attach what holds it, then restore "
+        "again); target %s: Could not find matching StorageObject for LUN 0"
+        % (saved, ds2, loop_wwn))
+    assert not os.path.exists(ds2), "the restore made a store"
+    now = dump()
+    assert [so["name"] for so in now["storage_objects"]] == ["ds1"]
+    assert [t for t in now["targets"] if t["wwn"] == IQN] == \
+        [t for t in before["targets"] if t["wwn"] == IQN]
+
+    os.rename(ds2 + ".away", ds2)     # the file system holding it is back
+    _, out, _ = vaaictl("restore", saved)
+    assert out == "restored 2 objects from %s\n" % saved
+    assert dump() == before
+    sg = sg_of(find_disk(VaaiStorageObject("ds2")))
+    clear_unit_attention(sg)
+    assert expect_good(read_blocks(sg, 100, 128, 512)).data == data
+
+
+def test_a_grown_store_comes_back_at_its_new_size(clean_slate, tmp_path):
+    data = build(clean_slate)
+    saved = tmp_path / "saveconfig.json"
+    vaaictl("save", saved)
+    RTSRoot().clear_existing(confirm=True)
+    os.truncate(os.path.join(SCRATCH, "ds2.img"), 48 << 20)
+    vaaictl("restore", saved)
+    so = VaaiStorageObject("ds2")
+    assert so.size == 48 << 20
+    sg = sg_of(find_disk(so))
+    clear_unit_attention(sg)
+    assert expect_good(read_blocks(sg, 100, 128, 512)).data == data
+    assert last_lba(read_capacity16(sg)) == (48 << 20) // 512 - 1
+
+
+def test_a_store_that_shrank_is_refused(clean_slate, tmp_path):
     build(clean_slate)
     saved = tmp_path / "saveconfig.json"
     vaaictl("save", saved)
     RTSRoot().clear_existing(confirm=True)
-    config = json.loads(saved.read_text())
-    # ds2's data is gone and the file names no size: it cannot be made, and
-    # neither can the tcm_loop LUN on it.  ds1 and its iSCSI target can.
-    ds2 = [so for so in config["storage_objects"] if so["name"] == "ds2"][0]
-    ds2["path"] = os.path.join(SCRATCH, "gone.img")
-    del ds2["size"]
-    saved.write_text(json.dumps(config))
-    rc, out, err = vaaictl("restore", saved, check=False)
-    assert rc == 1 and out == ""
-    assert "cannot restore" in err and "gone.img does not exist" in err
-    assert dump()["storage_objects"] == [] and dump()["targets"] == []
+    ds2 = os.path.join(SCRATCH, "ds2.img")
+    os.truncate(ds2, 16 << 20)
+    rc, _, err = vaaictl("restore", saved, check=False)
+    assert rc == 1
+    assert ("vaai/ds2: %s holds %d bytes, fewer than the %d saved; a store that "
+            "shrank is not restored" % (ds2, 16 << 20, 32 << 20)) in err
+    assert [so.name for so in RTSRoot().storage_objects] == ["ds1"]
 
 
 def test_restore_without_the_fabric_module_says_so(clean_slate, tmp_path):
