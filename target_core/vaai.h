@@ -151,6 +151,17 @@ struct vaai_tp {
 	spinlock_t lock;
 	u8 threshold;			/* percent of capacity; 0: off */
 	bool crossed;			/* allocation is at or over it */
+};
+
+/* Unit attentions this backend raises on every I_T nexus (vaai_ua.c). */
+enum vaai_ua_kind {
+	VAAI_UA_CAPACITY,		/* in the order they are reported */
+	VAAI_UA_SOFT_THRESHOLD,
+	VAAI_UA_NR,
+};
+
+struct vaai_ua {
+	spinlock_t lock;
 	bool pending;			/* some I_T nexus is still to be told */
 	unsigned int nr_told;
 	const void *told[32];		/* se_session of each nexus told */
@@ -180,6 +191,7 @@ struct vaai_dev {
 	u32 limits_bs;			/* block size the limits were set for */
 	struct vaai_stats stats;
 	struct vaai_tp tp;
+	struct vaai_ua ua[VAAI_UA_NR];
 	struct vaai_rlock rlock;
 	struct vaai_copies copies;
 	u64 gen;			/* unique per device since load (tokens) */
@@ -314,7 +326,12 @@ bool vaai_opcodes_sa_enabled(struct se_cmd *cmd);
 /* vaai_threshold.c */
 extern struct configfs_attribute vaai_tp_attr_soft_threshold;
 void vaai_tp_check(struct vaai_dev *vdev);
-bool vaai_tp_ua_pending(struct se_cmd *cmd);
+
+/* vaai_ua.c */
+void vaai_ua_init(struct vaai_dev *vdev);
+void vaai_ua_raise(struct vaai_dev *vdev, enum vaai_ua_kind kind);
+void vaai_ua_withdraw(struct vaai_dev *vdev, enum vaai_ua_kind kind);
+bool vaai_ua_report(struct se_cmd *cmd);
 
 /* vaai_stats.c */
 int vaai_stats_attrs_init(struct configfs_attribute ***attrs);

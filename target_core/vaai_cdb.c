@@ -216,7 +216,7 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 
 	if (unlikely(vdev->limits_bs != cmd->se_dev->dev_attrib.block_size))
 		vaai_dev_set_limits(vdev);
-	if (vaai_tp_ua_pending(cmd))
+	if (vaai_ua_report(cmd))
 		return TCM_NO_SENSE;
 
 	h = vaai_cdb_lookup(cmd->t_task_cdb);

@@ -84,6 +84,7 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 	if (!vdev)
 		return NULL;
 	spin_lock_init(&vdev->tp.lock);
+	vaai_ua_init(vdev);
 	vaai_rlock_init(&vdev->rlock);
 	vaai_copies_init(&vdev->copies);
 	vaai_odx_dev_init(vdev);

@@ -5,17 +5,13 @@
  * attrib/tp_soft_threshold is a percentage of the LUN's capacity (0: off).
  * When a write takes the backing file's allocation to it, every I_T nexus
  * gets one UNIT ATTENTION, THIN PROVISIONING SOFT THRESHOLD REACHED, on its
- * next command; the command that receives it is not performed, as for any
- * unit attention.  Falling back under the threshold (UNMAP) re-arms it.
- *
- * LIO core does not export its unit attention queue, so the condition is
- * kept here and reported from vaai_parse_cdb().  Only the file store knows
- * how much it has allocated; a block device LUN refuses the setting.
+ * next command (vaai_ua.c).  Falling back under the threshold (UNMAP)
+ * re-arms it.  Only the file store knows how much it has allocated; a
+ * block device LUN refuses the setting.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
-#include <scsi/scsi_proto.h>
 
 #include "vaai.h"
 
@@ -43,61 +39,12 @@ void vaai_tp_check(struct vaai_dev *vdev)
 
 	spin_lock_irqsave(&vdev->tp.lock, flags);
 	if (over && !vdev->tp.crossed) {
-		vdev->tp.nr_told = 0;
-		WRITE_ONCE(vdev->tp.pending, true);
+		vaai_ua_raise(vdev, VAAI_UA_SOFT_THRESHOLD);
 		pr_info("%s: thin provisioning soft threshold of %u%% reached\n",
 			vdev->dev.dev_group.cg_item.ci_name, vdev->tp.threshold);
 	}
 	vdev->tp.crossed = over;
 	spin_unlock_irqrestore(&vdev->tp.lock, flags);
-}
-
-/*
- * SAM-5 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE do not report a unit
- * attention; any other command from an I_T nexus not yet told does.
- */
-static bool vaai_tp_tell(struct vaai_dev *vdev, struct se_cmd *cmd)
-{
-	unsigned long flags;
-	unsigned int i;
-	bool tell = true;
-
-	switch (cmd->t_task_cdb[0]) {
-	case INQUIRY:
-	case REPORT_LUNS:
-	case REQUEST_SENSE:
-		return false;
-	}
-
-	spin_lock_irqsave(&vdev->tp.lock, flags);
-	for (i = 0; i < vdev->tp.nr_told; i++)
-		if (vdev->tp.told[i] == cmd->se_sess)
-			tell = false;
-	if (tell) {
-		vdev->tp.told[vdev->tp.nr_told++] = cmd->se_sess;
-		/* Past this many nexuses, stop rather than grow. */
-		if (vdev->tp.nr_told == ARRAY_SIZE(vdev->tp.told))
-			WRITE_ONCE(vdev->tp.pending, false);
-	}
-	spin_unlock_irqrestore(&vdev->tp.lock, flags);
-	return tell;
-}
-
-static sense_reason_t vaai_tp_ua_execute(struct se_cmd *cmd)
-{
-	vaai_cmd_complete_ua(cmd, 0x38, 0x07);
-	return TCM_NO_SENSE;
-}
-
-/* From parse: answer this command with the unit attention instead. */
-bool vaai_tp_ua_pending(struct se_cmd *cmd)
-{
-	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
-
-	if (likely(!READ_ONCE(vdev->tp.pending)) || !vaai_tp_tell(vdev, cmd))
-		return false;
-	cmd->execute_cmd = vaai_tp_ua_execute;
-	return true;
 }
 
 static ssize_t vaai_tp_soft_threshold_show(struct config_item *item, char *page)
@@ -128,7 +75,7 @@ static ssize_t vaai_tp_soft_threshold_store(struct config_item *item,
 	spin_lock_irqsave(&vdev->tp.lock, flags);
 	vdev->tp.threshold = val;
 	vdev->tp.crossed = val && vaai_tp_over(vdev);
-	WRITE_ONCE(vdev->tp.pending, false);
+	vaai_ua_withdraw(vdev, VAAI_UA_SOFT_THRESHOLD);
 	spin_unlock_irqrestore(&vdev->tp.lock, flags);
 	return count;
 }
