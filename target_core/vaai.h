@@ -81,8 +81,10 @@ struct vaai_stats {
  */
 struct vaai_store_ops {
 	const char *name;
-	/* vdev->file is open: set vdev->nr_bytes and the device's limits */
+	/* vdev->file is open: set the device's limits */
 	int (*open)(struct vaai_dev *vdev);
+	/* bytes the store holds now */
+	loff_t (*size)(struct vaai_dev *vdev);
 	/*
 	 * Start a READ/WRITE; completes through vaai_io_done().  It holds a
 	 * shared range lock while the transfer runs, taken where the transfer
@@ -344,6 +346,7 @@ ssize_t vaai_show_configfs_dev_params(struct se_device *dev, char *page);
 /* vaai_store.c */
 int vaai_store_open(struct vaai_dev *vdev);
 void vaai_store_close(struct vaai_dev *vdev);
+int vaai_store_resize(struct vaai_dev *vdev);
 
 /* A write to this LUN is refused with DATA PROTECT / WRITE PROTECTED. */
 static inline bool vaai_cmd_write_protected(struct se_cmd *cmd)

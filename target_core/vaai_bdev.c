@@ -18,7 +18,6 @@ static int vaai_bdev_open(struct vaai_dev *vdev)
 	struct block_device *bdev = vaai_file_bdev(vdev->file);
 
 	vdev->bdev.bdev = bdev;
-	vdev->nr_bytes = bdev_nr_bytes(bdev);
 	vdev->min_block = bdev_logical_block_size(bdev);
 	vdev->dev.dev_attrib.is_nonrot = vaai_bdev_nonrot(bdev);
 	/*
@@ -30,6 +29,11 @@ static int vaai_bdev_open(struct vaai_dev *vdev)
 		vdev->unmap_unit = max(bdev_discard_granularity(bdev),
 				       bdev_logical_block_size(bdev));
 	return 0;
+}
+
+static loff_t vaai_bdev_size(struct vaai_dev *vdev)
+{
+	return bdev_nr_bytes(vdev->bdev.bdev);
 }
 
 static void vaai_bdev_put(struct vaai_io *io)
@@ -172,6 +176,7 @@ static loff_t vaai_bdev_map_status(struct vaai_dev *vdev, loff_t pos,
 const struct vaai_store_ops vaai_bdev_ops = {
 	.name		= "bdev",
 	.open		= vaai_bdev_open,
+	.size		= vaai_bdev_size,
 	.submit_rw	= vaai_bdev_submit_rw,
 	.flush		= vaai_bdev_flush,
 	.xfer_bvec	= vaai_bdev_xfer_bvec,

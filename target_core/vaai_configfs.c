@@ -8,7 +8,8 @@
  *   size=<bytes>           capacity of a new file; must match an existing one
  *   readonly=<0|1>
  * A write is applied whole or not at all, and only before the device is
- * enabled.
+ * enabled.  Once it is, the only write taken is
+ *   resize=1               the store grew: take its size now
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -76,7 +77,11 @@ ssize_t vaai_set_configfs_dev_params(struct se_device *dev, const char *page,
 	int ret = 0;
 
 	if (target_dev_configured(dev)) {
-		pr_err("control: %s is enabled; its parameters are fixed\n",
+		/* configfs hands us a NUL-terminated page */
+		if (sysfs_streq(page, "resize=1"))
+			return vaai_store_resize(vdev) ?: count;
+		pr_err("control: %s is enabled; its parameters are fixed "
+		       "(resize=1 takes a grown store's size)\n",
 		       dev->dev_group.cg_item.ci_name);
 		return -EBUSY;
 	}

@@ -24,7 +24,6 @@ static int vaai_file_open(struct vaai_dev *vdev)
 	struct inode *inode = file_inode(vdev->file);
 	struct super_block *sb = inode->i_sb;
 
-	vdev->nr_bytes = i_size_read(inode);
 	vdev->min_block = VAAI_MIN_BLOCK_SIZE;
 	/* Punched holes read back as zeros: deallocation is LBPRZ = 1. */
 	if (vdev->file->f_op->fallocate) {
@@ -35,6 +34,11 @@ static int vaai_file_open(struct vaai_dev *vdev)
 	vdev->dev.dev_attrib.is_nonrot = !sb->s_bdev || vaai_bdev_nonrot(sb->s_bdev);
 	vaai_file_drop_cache(vdev);
 	return 0;
+}
+
+static loff_t vaai_file_size(struct vaai_dev *vdev)
+{
+	return i_size_read(file_inode(vdev->file));
 }
 
 /*
@@ -133,6 +137,7 @@ static loff_t vaai_file_map_status(struct vaai_dev *vdev, loff_t pos,
 const struct vaai_store_ops vaai_file_ops = {
 	.name		= "file",
 	.open		= vaai_file_open,
+	.size		= vaai_file_size,
 	.submit_rw	= vaai_file_submit_rw,
 	.flush		= vaai_file_flush,
 	.xfer_bvec	= vaai_file_xfer_bvec,

@@ -139,6 +139,7 @@ int vaai_store_open(struct vaai_dev *vdev)
 	ret = vdev->store->open(vdev);
 	if (ret)
 		goto out_close;
+	vdev->nr_bytes = vdev->store->size(vdev);
 
 	if (p->size && p->size != vdev->nr_bytes && !vdev->created) {
 		pr_err("%s: size=%llu does not match the %lld bytes of %s\n",
@@ -161,6 +162,31 @@ out_close:
 	}
 	vaai_store_close(vdev);
 	return ret;
+}
+
+/*
+ * The store grew under the live LUN (a file extended, an LV or a LUN of
+ * the SAN grown): take its size now, and tell every I_T nexus, which SBC-4
+ * 4.6 asks of a capacity change.  A store that shrank is refused: the
+ * hosts may have written the blocks that are gone.
+ */
+int vaai_store_resize(struct vaai_dev *vdev)
+{
+	loff_t now = vdev->store->size(vdev);
+
+	if (now < vdev->nr_bytes) {
+		pr_err("%s: %s now holds %lld bytes, fewer than the LUN's %lld; "
+		       "a live LUN does not shrink\n", vaai_dev_name(vdev),
+		       vdev->params.path, now, vdev->nr_bytes);
+		return -EINVAL;
+	}
+	if (now == vdev->nr_bytes)
+		return 0;
+	pr_info("%s: capacity %lld -> %lld bytes\n", vaai_dev_name(vdev),
+		vdev->nr_bytes, now);
+	WRITE_ONCE(vdev->nr_bytes, now);
+	vaai_ua_raise(vdev, VAAI_UA_CAPACITY);
+	return 0;
 }
 
 void vaai_store_close(struct vaai_dev *vdev)
