@@ -11,7 +11,7 @@ from rtslib_fb.utils import RTSLibError
 from .errors import VaaiError
 from .params import parse_size
 from . import profiles
-from .storage import MODULE, PLUGIN, VaaiStorageObject
+from .storage import MODULE, PLUGIN, VaaiStorageObject, store_bytes
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 # LIO keeps the unit serial number (VPD page 0x80) in INQUIRY_VPD_SERIAL_LEN
@@ -112,6 +112,27 @@ def delete(name):
     unexport(so)
     so.delete()
     return luns
+
+
+def resize(name, size=None):
+    """Grow the LUN to its store's size now, after first growing a file
+    store to size when given; the hosts are told (CAPACITY DATA HAS
+    CHANGED).  Returns the capacity in bytes (before, after)."""
+    so = find(name)
+    before = so.size
+    if size is not None:
+        size = parse_size(size)
+        if so.store != "file":
+            raise VaaiError("vaai/%s is on the block device %s: grow the device "
+                            "(lvextend, the array's own tool), then run 'vaaictl "
+                            "resize %s' without a size" % (name, so.path_name, name))
+        if size < before:
+            raise VaaiError("vaai/%s holds %d bytes; a live LUN does not shrink "
+                            "(%d asked)" % (name, before, size))
+        if size > store_bytes(so.path_name):
+            os.truncate(so.path_name, size)
+    so.resize()
+    return before, so.size
 
 
 def describe(so):

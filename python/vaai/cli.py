@@ -74,6 +74,11 @@ def parser():
     d = sub.add_parser("delete", help="delete a backstore and its LUNs (not its data)")
     d.add_argument("name")
 
+    rs = sub.add_parser("resize", help="grow a backstore's LUN to its store's size")
+    rs.add_argument("name")
+    rs.add_argument("size", nargs="?", type=_size,
+                    help="grow a file store to this size first: 100G, 2T")
+
     ls = sub.add_parser("list", help="list vaai backstores")
     ls.add_argument("--json", action="store_true")
 
@@ -134,6 +139,15 @@ def cmd_create(a):
                           io_mode=a.io_mode)
     print("created vaai/%s on %s (%d bytes, %s store, profile %s)"
           % (so.name, so.path_name, so.size, so.store, a.profile))
+
+
+def cmd_resize(a):
+    before, after = backstore.resize(a.name, a.size)
+    if after == before:
+        print("vaai/%s: %d bytes, unchanged" % (a.name, after))
+    else:
+        print("vaai/%s: %d -> %d bytes; the hosts are told (CAPACITY DATA HAS "
+              "CHANGED)" % (a.name, before, after))
 
 
 def cmd_delete(a):

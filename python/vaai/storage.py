@@ -64,6 +64,21 @@ class VaaiStorageObject(tcm.StorageObject):
                                    os.strerror(e.errno or errno.EIO))) from e
         super()._configure(wwn)
 
+    def resize(self):
+        """Take the store's size now: after it grew, the LUN's capacity
+        follows and every I_T nexus gets CAPACITY DATA HAS CHANGED.  A store
+        that shrank is refused."""
+        path = self.path_name
+        with KernelLog(MODULE) as klog:
+            try:
+                self._control("resize=1")
+            except OSError as e:
+                # The refusal names the store; I/O errors may be logged too.
+                said = [line for line in klog.lines() if path in line] or klog.lines()
+                raise VaaiError("cannot resize vaai/%s: %s" % (
+                    self.name, said[-1] if said else os.strerror(e.errno or errno.EIO))) \
+                    from e
+
     def set_attribute(self, attribute, value):
         super().set_attribute(attribute, value)
         if attribute == "block_size":

@@ -167,15 +167,21 @@ def pytest_runtest_setup(item):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "over_fabrics: in an ALL_FABRICS module, run over iSCSI and FC too")
+    config.addinivalue_line(
+        "markers", "stores(*names): run on these stores only, where the test is "
+        "about one store's behaviour")
 
 
 def pytest_generate_tests(metafunc):
     """(store, fabric) for every test that uses a LUN: both stores (or the
-    module's STORES) over tcm_loop, and over the other fabrics (or the
-    module's FABRICS among them) where the module and test ask."""
+    module's STORES, or the test's stores marker) over tcm_loop, and over
+    the other fabrics (or the module's FABRICS among them) where the module
+    and test ask."""
     if "store" not in metafunc.fixturenames:
         return
-    combos = [(store, "loop") for store in getattr(metafunc.module, "STORES", STORES)]
+    only = metafunc.definition.get_closest_marker("stores")
+    stores = only.args if only else getattr(metafunc.module, "STORES", STORES)
+    combos = [(store, "loop") for store in stores]
     if getattr(metafunc.module, "XFS", False):
         combos.append(("xfs", "loop"))
     if getattr(metafunc.module, "ALL_FABRICS", False) and \
