@@ -9,6 +9,9 @@ fails alone, with what depends on it: the rest is restored, and the error
 names each failure.  Anything else going wrong removes what this run made.
 """
 import copy
+import datetime
+import glob
+import gzip
 import json
 import os
 
@@ -23,13 +26,57 @@ from .errors import VaaiError
 SAVE_FILE = default_save_file
 
 
+# targetcli's default for its max_backup_files preference.
+MAX_BACKUPS = 10
+
+
 def save(path=SAVE_FILE):
-    """Write the running configuration (every backstore and target) to path."""
+    """Write the running configuration (every backstore and target) to path.
+    The default file's previous version is kept first, as targetcli keeps
+    it (back_up())."""
     d = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(d):
         raise VaaiError("directory %s does not exist" % d)
+    if os.path.abspath(path) == SAVE_FILE:
+        back_up(path)
     RTSRoot().save_to_file(path)
     return path
+
+
+def back_up(path, keep=MAX_BACKUPS, now=None):
+    """Copy path, gzipped and readable by root only, to
+    backup/saveconfig-YYYYMMDD-HH:MM:SS-json.gz beside it unless the newest
+    backup there holds the same; keep the newest `keep`.  The names and
+    format are targetcli's, so saves by either tool rotate one set and
+    targetcli's restoreconfig reads them.  Returns the backup made, or None."""
+    if not os.path.exists(path):
+        return None
+    backups = os.path.join(os.path.dirname(path), "backup")
+    os.makedirs(backups, mode=0o700, exist_ok=True)
+    old = sorted(glob.glob(os.path.join(backups, "saveconfig-*json*")))
+    with open(path, "rb") as f:
+        data = f.read()
+    if old and _backup_data(old[-1]) == data:
+        return None
+    stamp = (now or datetime.datetime.now()).strftime("%Y%m%d-%H:%M:%S")
+    made = os.path.join(backups, "saveconfig-%s-json.gz" % stamp)
+    fd = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with gzip.open(os.fdopen(fd, "wb"), "wb") as out:
+        out.write(data)
+    for stale in sorted(set(old + [made]))[:-keep]:
+        os.unlink(stale)
+    return made
+
+
+def _backup_data(path):
+    try:
+        if path.endswith(".gz"):
+            with gzip.open(path, "rb") as f:
+                return f.read()
+        with open(path, "rb") as f:
+            return f.read()
+    except (OSError, EOFError):
+        return None
 
 
 def load(path=SAVE_FILE):
