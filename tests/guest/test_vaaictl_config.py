@@ -5,15 +5,15 @@ import json
 import os
 
 import pytest
-from rtslib_fb import ALUATargetPortGroup, RTSRoot
+from rtslib_fb import ALUATargetPortGroup, FabricModule, RTSRoot, Target
 
 import fabrics
-from conftest import SCRATCH
+from conftest import INITIATOR, SCRATCH, sh
 from scsi import (clear_unit_attention, expect_good, last_lba, read_blocks,
                   read_capacity16, write_blocks)
 from ctl import refused, vaaictl
 from vaai import VaaiStorageObject
-from vaai.export import find_disk, sg_of
+from vaai.export import export_iscsi, find_disk, sg_of
 
 IQN = "iqn.2026-11.org.vaai:ctl"
 ESX = "iqn.1998-01.com.vmware:esx01-4c2f1b7e"
@@ -199,6 +199,41 @@ def test_a_store_that_shrank_is_refused(clean_slate, tmp_path):
     assert ("vaai/ds2: %s holds %d bytes, fewer than the %d saved; a store that "
             "shrank is not restored" % (ds2, 16 << 20, 32 << 20)) in err
     assert [so.name for so in RTSRoot().storage_objects] == ["ds1"]
+
+
+def test_restore_under_a_logged_in_initiator_keeps_its_session(clean_slate, tmp_path):
+    """An iSCSI session on a target the file has, with one LUN missing: the
+    restore adds the LUN and the session goes on (same session, its disk
+    still answering)."""
+    sh(INITIATOR, "start")
+    me = sh(INITIATOR, "name").strip()
+    for name in ("ds1", "ds2"):
+        path = os.path.join(SCRATCH, name + ".img")
+        clean_slate.append(path)
+        vaaictl("create", name, path, "--size", "16M")
+    for lun, name in enumerate(("ds1", "ds2")):
+        export_iscsi(VaaiStorageObject(name), IQN, initiators=[me], lun=lun)
+    saved = str(tmp_path / "saveconfig.json")
+    vaaictl("save", saved)
+    before = dump()
+    tpg = list(Target(FabricModule("iscsi"), IQN, mode="lookup").tpgs)[0]
+    for acl in tpg.node_acls:
+        [m for m in acl.mapped_luns if m.mapped_lun == 1][0].delete()
+    [lun for lun in tpg.luns if lun.lun == 1][0].delete()
+    sh(INITIATOR, "login", IQN)
+    try:
+        sessions = sorted(os.listdir("/sys/class/iscsi_session"))
+        sg = sg_of(find_disk(VaaiStorageObject("ds1"), "iscsi_tcp", target=IQN))
+        clear_unit_attention(sg)
+
+        _, out, _ = vaaictl("restore", saved)
+        assert out == "restored 1 object from %s\n" % saved
+        assert dump() == before
+        assert sorted(os.listdir("/sys/class/iscsi_session")) == sessions
+        clear_unit_attention(sg)    # REPORTED LUNS DATA HAS CHANGED (SPC-4 5.14)
+        expect_good(read_blocks(sg, 0, 8, 512))
+    finally:
+        sh(INITIATOR, "logout", IQN)
 
 
 def test_restore_without_the_fabric_module_says_so(clean_slate, tmp_path):
