@@ -48,6 +48,7 @@ help:
 	@echo "                TEST_KERNEL (Debian 12's own), the cross-kernel suites on"
 	@echo "                the other tested kernels, then the Debian packages"
 	@echo "make test-host  host-side tests only (pytest, then test-parsers)"
+	@echo "make test-upstream  the rtslib-fb patch in docs/upstream/ on its latest release"
 	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
@@ -86,6 +87,7 @@ CROSS_TESTS = tests/guest/test_read_write.py tests/guest/test_inquiry.py \
 test: deps
 	$(MAKE) WERROR=1 modules-all
 	$(MAKE) test-host
+	$(MAKE) test-upstream
 	$(MAKE) fuzz FUZZ_SECONDS=10
 	$(MAKE) test-guest KERNELRELEASE=$(TEST_KERNEL)
 	$(MAKE) test-cross
@@ -97,6 +99,9 @@ modules-all:
 test-host:
 	$(PYTHON) -m pytest -q tests/host
 	$(MAKE) test-parsers
+
+test-upstream:
+	docs/upstream/run-tests.sh -q
 
 test-guest: module
 	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 2400 \
@@ -166,5 +171,5 @@ serve: deps
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
 .PHONY: all module install clean help deps test test-host test-parsers test-guest \
-	test-cross test-kernels modules-all deb test-packages \
+	test-cross test-kernels modules-all deb test-packages test-upstream \
 	test-debug demo bench serve

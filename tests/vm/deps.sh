@@ -12,7 +12,7 @@ PKGS="build-essential linux-image-amd64 linux-headers-amd64
       busybox-static kmod udev python3 python3-venv python3-pip python3-pytest
       python3-rtslib-fb targetcli-fb sg3-utils ddpt open-iscsi fio xfsprogs
       btrfs-progs fcoe-utils iproute2 dmsetup e2fsprogs clang-14
-      libclang-rt-14-dev python3-matplotlib linux-perf"
+      libclang-rt-14-dev python3-matplotlib linux-perf patch"
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42
 
