@@ -222,6 +222,23 @@ def test_targetctl_restore_without_a_store_restores_the_rest(mixed, tmp_path):
     mixed.assert_serving(["mix_fileio"])
 
 
+def test_targetctl_restores_a_grown_store_at_its_new_size(mixed, tmp_path):
+    saved = str(tmp_path / "saveconfig.json")
+    stock("targetctl", "save", saved)
+    before = running()
+    stock("targetctl", "clear")
+    os.truncate(mixed.files[0], 48 * MiB)
+    _, out, err = stock("targetctl", "restore", saved)
+    assert (out, err) == ("", "")
+    assert VaaiStorageObject("mix_vaai").size == 48 * MiB
+    after = running()
+    for d in (before, after):
+        for so in d["storage_objects"]:
+            so.pop("min_size", None)
+    assert after == before
+    mixed.assert_serving()
+
+
 def _unit_commands(key):
     """The command lines of the stock unit's ExecStart= or ExecStop=."""
     with open(STOCK_UNIT) as f:
