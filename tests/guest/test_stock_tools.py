@@ -197,11 +197,19 @@ def test_targetctl_save_clear_restore_round_trips(mixed, tmp_path):
     mixed.assert_serving()
 
 
-def test_targetctl_restore_without_a_store_restores_the_rest(mixed, tmp_path):
+@pytest.fixture
+def cleared(mixed, tmp_path):
+    """The mixed configuration saved with targetctl, then cleared with it:
+    (the saved file, the configuration before)."""
     saved = str(tmp_path / "saveconfig.json")
     stock("targetctl", "save", saved)
     before = running()
     stock("targetctl", "clear")
+    return saved, before
+
+
+def test_targetctl_restore_without_a_store_restores_the_rest(mixed, cleared):
+    saved, before = cleared
     away = mixed.files[0] + ".away"
     os.rename(mixed.files[0], away)
     try:
@@ -222,11 +230,8 @@ def test_targetctl_restore_without_a_store_restores_the_rest(mixed, tmp_path):
     mixed.assert_serving(["mix_fileio"])
 
 
-def test_targetctl_restores_a_grown_store_at_its_new_size(mixed, tmp_path):
-    saved = str(tmp_path / "saveconfig.json")
-    stock("targetctl", "save", saved)
-    before = running()
-    stock("targetctl", "clear")
+def test_targetctl_restores_a_grown_store_at_its_new_size(mixed, cleared):
+    saved, before = cleared
     os.truncate(mixed.files[0], 48 * MiB)
     _, out, err = stock("targetctl", "restore", saved)
     assert (out, err) == ("", "")
