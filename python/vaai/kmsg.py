@@ -4,6 +4,7 @@ configfs only returns an errno; target_core_vaai logs a line that names what
 was wrong.  KernelLog marks the end of the kernel log before an operation and
 returns the module's lines logged after it.
 """
+import errno
 import os
 
 
@@ -42,3 +43,12 @@ class KernelLog:
             if msg.startswith(self.prefix):
                 out.append(msg[len(self.prefix):].strip())
         return out
+
+    def why(self, err, naming=None):
+        """What the module said last about a write that failed with err
+        (an OSError): its last line, or its last line holding naming when
+        it logged others too (I/O errors), else the errno's text."""
+        said = self.lines()
+        if naming:
+            said = [line for line in said if naming in line] or said
+        return said[-1] if said else os.strerror(err.errno or errno.EIO)

@@ -57,10 +57,8 @@ class VaaiStorageObject(tcm.StorageObject):
                 self._set_udev_path(path)
                 self._enable()
             except OSError as e:
-                said = klog.lines()
-                why = said[-1] if said else os.strerror(e.errno or errno.EIO)
                 raise VaaiError("cannot create vaai/%s on %s: %s (%s)"
-                                % (self.name, path, why,
+                                % (self.name, path, klog.why(e),
                                    os.strerror(e.errno or errno.EIO))) from e
         super()._configure(wwn)
 
@@ -73,11 +71,8 @@ class VaaiStorageObject(tcm.StorageObject):
             try:
                 self._control("resize=1")
             except OSError as e:
-                # The refusal names the store; I/O errors may be logged too.
-                said = [line for line in klog.lines() if path in line] or klog.lines()
-                raise VaaiError("cannot resize vaai/%s: %s" % (
-                    self.name, said[-1] if said else os.strerror(e.errno or errno.EIO))) \
-                    from e
+                raise VaaiError("cannot resize vaai/%s: %s"
+                                % (self.name, klog.why(e, naming=path))) from e
 
     def set_attribute(self, attribute, value):
         super().set_attribute(attribute, value)
