@@ -6,7 +6,8 @@
  */
 #include "vaai_parse.h"
 
-#define VAAI_CAW_WRPROTECT	0xe0	/* CDB byte 1 */
+/* CDB byte 1 of COMPARE AND WRITE and WRITE SAME (10) and (16) */
+#define VAAI_WRPROTECT		0xe0
 
 /* WRITE SAME CDB byte 1 */
 #define VAAI_WS_NDOB		0x01	/* WRITE SAME (16) only */
@@ -36,7 +37,7 @@ enum vaai_cdb_err vaai_caw_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *l
 	a->nolb = cdb[13];
 	a->size = 2 * a->nolb * lun->block_size;
 	/* No protection information: WRPROTECT must be 0. */
-	if (cdb[1] & VAAI_CAW_WRPROTECT)
+	if (cdb[1] & VAAI_WRPROTECT)
 		return VAAI_CDB_INVALID_FIELD;
 	if (a->nolb > VAAI_CAW_MAX_BLOCKS)
 		return VAAI_CDB_INVALID_FIELD;
@@ -63,6 +64,9 @@ enum vaai_cdb_err vaai_ws_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lu
 	}
 	a->size = ndob ? 0 : lun->block_size;
 
+	/* No protection information: WRPROTECT must be 0 (SBC-4 5.49). */
+	if (flags & VAAI_WRPROTECT)
+		return VAAI_CDB_INVALID_FIELD;
 	/* No ANC_SUP in the LBP VPD page; LBDATA/PBDATA are obsolete. */
 	if (flags & (VAAI_WS_ANCHOR | VAAI_WS_PBDATA | VAAI_WS_LBDATA))
 		return VAAI_CDB_INVALID_FIELD;

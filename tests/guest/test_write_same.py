@@ -118,7 +118,11 @@ def test_first_and_last_block(lun):
     cdb_write_same10(0, 8, flags=0x01),             # reserved bit in (10)
     cdb_write_same16(0, 0),                         # WSNZ = 1
     cdb_write_same10(0, 0),
-], ids=["anchor", "lbdata", "pbdata", "ws10-bit0", "zero-blocks-16", "zero-blocks-10"])
+    cdb_write_same16(0, 8, flags=0x20),             # WRPROTECT 1: no protection
+    cdb_write_same16(0, 8, flags=0xE0),             # WRPROTECT 7  information
+    cdb_write_same10(0, 8, flags=0x40),             # WRPROTECT 2  (SBC-4 5.49)
+], ids=["anchor", "lbdata", "pbdata", "ws10-bit0", "zero-blocks-16", "zero-blocks-10",
+        "wrprotect-1-16", "wrprotect-7-16", "wrprotect-2-10"])
 def test_refused_cdb_fields_change_nothing(lun, cdb):
     data = fill(lun, 0, MiB)
     expect_sense(sg_io(lun.sg, cdb, data_out=b"\x5a" * 512), ILLEGAL_REQUEST,

@@ -111,6 +111,19 @@ TEST(ws_anchor_and_obsolete_bits_refused)
 	}
 }
 
+TEST(ws_wrprotect_refused)
+{
+	u8 cdb[16];
+	u8 wrprotect;
+
+	for (wrprotect = 1; wrprotect <= 7; wrprotect++) {
+		ws16(cdb, wrprotect << 5, 0, 1);
+		CHECK_EQ(vaai_ws_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+		ws10(cdb, wrprotect << 5, 0, 1);
+		CHECK_EQ(vaai_ws_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+	}
+}
+
 TEST(ws_unmap_bit_needs_tpws)
 {
 	struct vaai_cdb_lun thick = lun;
