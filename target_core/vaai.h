@@ -44,7 +44,12 @@
  * at most 65535 bytes (16-bit length), so 4095 descriptors fit in any list.
  */
 #define VAAI_MAX_WRITE_SAME_BYTES	(2ULL << 30)
-#define VAAI_MAX_UNMAP_BYTES		(8ULL << 30)
+/*
+ * At most 1 Mi blocks per UNMAP (512 MiB to 4 GiB): a bounded amount of
+ * deallocation per command.  libiscsi's Block Limits test refuses any
+ * larger finite value.
+ */
+#define VAAI_MAX_UNMAP_BLOCKS		(1U << 20)
 #define VAAI_MAX_UNMAP_DESCS		4095
 /* VMFS-6 unmaps in 1 MiB units: a granularity must divide it (SBC-4 6.6.4). */
 #define VAAI_UNMAP_UNIT_BYTES		(1U << 20)

@@ -83,7 +83,7 @@ void vaai_dev_set_limits(struct vaai_dev *vdev)
 		unit = bs;
 	da->unmap_granularity = unit / bs;
 	da->unmap_granularity_alignment = 0;
-	da->max_unmap_lba_count = VAAI_MAX_UNMAP_BYTES / bs;
+	da->max_unmap_lba_count = VAAI_MAX_UNMAP_BLOCKS;
 	da->max_unmap_block_desc_count = VAAI_MAX_UNMAP_DESCS;
 }
 
