@@ -303,7 +303,6 @@ size_t vaai_compare_pattern(const u8 *block, u32 bs, struct bio_vec *bv,
 			    size_t len);
 
 /* vaai_verify.c */
-bool vaai_verify_match(const u8 *cdb);
 sense_reason_t vaai_verify_parse(struct se_cmd *cmd);
 
 /* vaai_caw.c */
@@ -352,6 +351,18 @@ ssize_t vaai_show_configfs_dev_params(struct se_device *dev, char *page);
 int vaai_store_open(struct vaai_dev *vdev);
 void vaai_store_close(struct vaai_dev *vdev);
 int vaai_store_resize(struct vaai_dev *vdev);
+
+/*
+ * DPO and FUA are accepted where MODE SENSE's DPOFUA bit says so: LIO core
+ * sets the bit, and accepts the bits in the READ, WRITE and WRITE AND
+ * VERIFY it parses, with the write cache on and emulate_fua_write set
+ * (target_check_fua()); our parsers and our REPORT SUPPORTED OPERATION
+ * CODES follow the same rule (SBC-4 6.5.1).
+ */
+static inline bool vaai_dpofua(const struct se_dev_attrib *da)
+{
+	return da->emulate_write_cache > 0 && da->emulate_fua_write > 0;
+}
 
 /* A write to this LUN is refused with DATA PROTECT / WRITE PROTECTED. */
 static inline bool vaai_cmd_write_protected(struct se_cmd *cmd)

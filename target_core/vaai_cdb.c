@@ -38,9 +38,9 @@ static bool vaai_cdb_is_get_lba_status(const u8 *cdb)
 static const struct vaai_cdb_handler vaai_cdb_handlers[256] = {
 	[INQUIRY]		= { vaai_vpd_match,	vaai_vpd_parse },
 	[COMPARE_AND_WRITE]	= { NULL,		vaai_caw_parse },
-	[VERIFY]		= { vaai_verify_match,	vaai_verify_parse },
-	[VERIFY_12]		= { vaai_verify_match,	vaai_verify_parse },
-	[VERIFY_16]		= { vaai_verify_match,	vaai_verify_parse },
+	[VERIFY]		= { NULL,		vaai_verify_parse },
+	[VERIFY_12]		= { NULL,		vaai_verify_parse },
+	[VERIFY_16]		= { NULL,		vaai_verify_parse },
 	[WRITE_SAME]		= { NULL,		vaai_ws_parse },
 	[WRITE_SAME_16]		= { NULL,		vaai_ws_parse },
 	[UNMAP]			= { NULL,		vaai_unmap_parse },
@@ -148,6 +148,7 @@ void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 	lun->max_write_same_len = da->max_write_same_len;
 	lun->hw_max_sectors = da->hw_max_sectors;
 	lun->tpws = da->emulate_tpws;
+	lun->dpofua = vaai_dpofua(da);
 }
 
 /* The sense reason LIO core answers a failed CDB check with. */
@@ -161,27 +162,6 @@ sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err)
 	};
 
 	return reasons[err];
-}
-
-/*
- * SBC-4 5.40: FUA asks that the write reach the medium before completion.
- * With the write cache disabled every write already does (SBC-4 4.15), so
- * the bit asks for nothing more; LIO core would refuse it as an invalid CDB
- * field, failing hosts that set it regardless of WCE.
- */
-static void vaai_cdb_drop_redundant_fua(struct se_cmd *cmd)
-{
-	u8 *cdb = cmd->t_task_cdb;
-
-	if (cmd->se_dev->dev_attrib.emulate_write_cache)
-		return;
-	switch (cdb[0]) {
-	case WRITE_10:
-	case WRITE_12:
-	case WRITE_16:
-		cdb[1] &= ~0x08;
-		break;
-	}
 }
 
 /*
@@ -223,7 +203,6 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 	if (h)
 		return h->parse(cmd);
 
-	vaai_cdb_drop_redundant_fua(cmd);
 	/*
 	 * LIO core refuses a CDB it has no execute function for (LOG SENSE,
 	 * WRITE BUFFER, ..., an unknown MAINTENANCE IN/OUT service action)

@@ -8,6 +8,9 @@
 
 /* CDB byte 1 of COMPARE AND WRITE and WRITE SAME (10) and (16) */
 #define VAAI_WRPROTECT		0xe0
+/* CDB byte 1 of COMPARE AND WRITE (both) and VERIFY (DPO) */
+#define VAAI_DPO		0x10
+#define VAAI_FUA		0x08
 
 /* WRITE SAME CDB byte 1 */
 #define VAAI_WS_NDOB		0x01	/* WRITE SAME (16) only */
@@ -38,6 +41,8 @@ enum vaai_cdb_err vaai_caw_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *l
 	a->size = 2 * a->nolb * lun->block_size;
 	/* No protection information: WRPROTECT must be 0. */
 	if (cdb[1] & VAAI_WRPROTECT)
+		return VAAI_CDB_INVALID_FIELD;
+	if ((cdb[1] & (VAAI_DPO | VAAI_FUA)) && !lun->dpofua)
 		return VAAI_CDB_INVALID_FIELD;
 	if (a->nolb > VAAI_CAW_MAX_BLOCKS)
 		return VAAI_CDB_INVALID_FIELD;
@@ -103,6 +108,8 @@ enum vaai_cdb_err vaai_verify_cdb_check(const u8 *cdb,
 	a->size = 0;
 	/* No protection information; BYTCHK 10b is reserved. */
 	if ((cdb[1] & VAAI_VERIFY_VRPROTECT) || bytchk == 0x2)
+		return VAAI_CDB_INVALID_FIELD;
+	if ((cdb[1] & VAAI_DPO) && !lun->dpofua)
 		return VAAI_CDB_INVALID_FIELD;
 	/* The compared range is bounded like a transfer. */
 	if (bytchk && a->nolb > lun->hw_max_sectors)

@@ -10,7 +10,8 @@
  * some configuration of the LUN acts on it, 0 when it is ignored or when
  * every non-zero value is refused (treated as reserved).  The service
  * action field holds the service action.  CONTROL is 0: LIO core looks at
- * none of it.
+ * none of it.  DPO and FUA are 1 only while they are accepted
+ * (VAAI_OPC_DPOFUA, MODE SENSE's DPOFUA bit).
  */
 #include "vaai_parse.h"
 
@@ -61,10 +62,15 @@ struct vaai_opc {
 	u8 cdb_len;
 	u8 tmo;			/* enum vaai_opc_tmo */
 	bool sa;		/* usage[1] bits 4:0 are a service action */
+	bool dpofua;		/* usage[1] has DPO and FUA: VAAI_OPC_DPOFUA */
 	u8 needs;		/* VAAI_OPC_*: listed only if all are enabled */
 };
 
-#define VAAI_OPC_ENTRY(_sa, _tmo, _needs, ...)				\
+/* CDB byte 1, where a command has them */
+#define VAAI_RSOC_DPO		0x10
+#define VAAI_RSOC_FUA		0x08
+
+#define VAAI_OPC_ENTRY(_sa, _df, _tmo, _needs, ...)			\
 	{								\
 		.usage = (const u8[]){ __VA_ARGS__ },			\
 		.cdb_len = sizeof((const u8[]){ __VA_ARGS__ }) +	\
@@ -72,10 +78,13 @@ struct vaai_opc {
 				__VA_ARGS__ }) > VAAI_RSOC_MAX_CDB),	\
 		.tmo = VAAI_TMO_##_tmo,					\
 		.sa = _sa,						\
+		.dpofua = _df,						\
 		.needs = _needs,					\
 	}
-#define VAAI_OPC(tmo, needs, ...)	VAAI_OPC_ENTRY(false, tmo, needs, __VA_ARGS__)
-#define VAAI_OPC_SA(tmo, needs, ...)	VAAI_OPC_ENTRY(true, tmo, needs, __VA_ARGS__)
+#define VAAI_OPC(tmo, needs, ...)	VAAI_OPC_ENTRY(false, false, tmo, needs, __VA_ARGS__)
+#define VAAI_OPC_SA(tmo, needs, ...)	VAAI_OPC_ENTRY(true, false, tmo, needs, __VA_ARGS__)
+/* An opcode whose DPO and FUA bits are usable only with VAAI_OPC_DPOFUA */
+#define VAAI_OPC_DF(tmo, needs, ...)	VAAI_OPC_ENTRY(false, true, tmo, needs, __VA_ARGS__)
 /* A 16-, 32- or 64-bit field the parser reads. */
 #define F16	0xff, 0xff
 #define F32	F16, F16
@@ -88,8 +97,8 @@ struct vaai_opc {
  * too).  BYTCHK of WRITE AND VERIFY is ignored: LIO only writes.
  */
 #define RW	0xf8
-/* VERIFY: BYTCHK; VRPROTECT is ignored (LIO) or refused (vaai_verify.c). */
-#define VFY	0x06
+/* VERIFY: DPO, BYTCHK; VRPROTECT is refused (vaai_verify.c). */
+#define VFY	0x16
 
 static const struct vaai_opc vaai_opcs[] = {
 	/* LIO core's SPC emulation (spc_parse_cdb()) */
@@ -152,24 +161,24 @@ static const struct vaai_opc vaai_opcs[] = {
 	/* 21-bit LBA, TRANSFER LENGTH */
 	VAAI_OPC(IO, 0, READ_6, 0x1f, 0xff, 0xff, 0xff, 0),
 	VAAI_OPC(IO, 0, WRITE_6, 0x1f, 0xff, 0xff, 0xff, 0),
-	VAAI_OPC(IO, 0, READ_10, RW, F32, 0, F16, 0),
-	VAAI_OPC(IO, 0, WRITE_10, RW, F32, 0, F16, 0),
-	VAAI_OPC(IO, 0, WRITE_VERIFY, RW, F32, 0, F16, 0),
-	VAAI_OPC(IO, 0, READ_12, RW, F32, F32, 0, 0),
-	VAAI_OPC(IO, 0, WRITE_12, RW, F32, F32, 0, 0),
-	VAAI_OPC(IO, 0, READ_16, RW, F64, F32, 0, 0),
-	VAAI_OPC(IO, 0, WRITE_16, RW, F64, F32, 0, 0),
-	VAAI_OPC(IO, 0, WRITE_VERIFY_16, RW, F64, F32, 0, 0),
+	VAAI_OPC_DF(IO, 0, READ_10, RW, F32, 0, F16, 0),
+	VAAI_OPC_DF(IO, 0, WRITE_10, RW, F32, 0, F16, 0),
+	VAAI_OPC_DF(IO, 0, WRITE_VERIFY, RW, F32, 0, F16, 0),
+	VAAI_OPC_DF(IO, 0, READ_12, RW, F32, F32, 0, 0),
+	VAAI_OPC_DF(IO, 0, WRITE_12, RW, F32, F32, 0, 0),
+	VAAI_OPC_DF(IO, 0, READ_16, RW, F64, F32, 0, 0),
+	VAAI_OPC_DF(IO, 0, WRITE_16, RW, F64, F32, 0, 0),
+	VAAI_OPC_DF(IO, 0, WRITE_VERIFY_16, RW, F64, F32, 0, 0),
 	/* IMMED is ignored: the flush is always waited for */
 	VAAI_OPC(LONG, 0, SYNCHRONIZE_CACHE, 0, F32, 0, F16, 0),
 	VAAI_OPC(LONG, 0, SYNCHRONIZE_CACHE_16, 0, F64, F32, 0, 0),
 
-	/* Ours (vaai_cdb_handlers[]); VERIFY without BYTCHK is LIO's */
-	VAAI_OPC(IO, 0, VERIFY, VFY, F32, 0, F16, 0),
-	VAAI_OPC(IO, 0, VERIFY_12, VFY, F32, F32, 0, 0),
-	VAAI_OPC(IO, 0, VERIFY_16, VFY, F64, F32, 0, 0),
-	/* FUA; WRPROTECT is refused, DPO ignored */
-	VAAI_OPC(IO, VAAI_OPC_CAW, COMPARE_AND_WRITE, 0x08, F64, 0, 0, 0, 0xff, 0, 0),
+	/* Ours (vaai_cdb_handlers[]) */
+	VAAI_OPC_DF(IO, 0, VERIFY, VFY, F32, 0, F16, 0),
+	VAAI_OPC_DF(IO, 0, VERIFY_12, VFY, F32, F32, 0, 0),
+	VAAI_OPC_DF(IO, 0, VERIFY_16, VFY, F64, F32, 0, 0),
+	/* DPO, FUA; WRPROTECT is refused */
+	VAAI_OPC_DF(IO, VAAI_OPC_CAW, COMPARE_AND_WRITE, 0x18, F64, 0, 0, 0, 0xff, 0, 0),
 	/* UNMAP (NDOB); ANCHOR and the obsolete PBDATA/LBDATA are refused */
 	VAAI_OPC(LONG, 0, WRITE_SAME, 0x08, F32, 0, F16, 0),
 	VAAI_OPC(LONG, 0, WRITE_SAME_16, 0x09, F64, F32, 0, 0),
@@ -319,6 +328,8 @@ static struct vaai_fault vaai_opcodes_report_one(const struct vaai_opcodes_out *
 		buf[1] = VAAI_RSOC_SUPPORTED;
 		put_unaligned_be16(o->cdb_len, &buf[2]);
 		memcpy(&buf[len], o->usage, o->cdb_len);
+		if (o->dpofua && !(features & VAAI_OPC_DPOFUA))
+			buf[len + 1] &= ~(VAAI_RSOC_DPO | VAAI_RSOC_FUA);
 		len += o->cdb_len;
 		if (rctd) {
 			buf[1] |= VAAI_RSOC_CTDP;

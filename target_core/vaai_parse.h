@@ -266,6 +266,7 @@ struct vaai_cdb_lun {
 	u32 max_write_same_len;		/* blocks */
 	u32 hw_max_sectors;		/* blocks */
 	bool tpws;			/* WRITE SAME with UNMAP enabled */
+	bool dpofua;			/* DPO and FUA bits accepted */
 };
 
 /* A CDB's fields once they pass. */
@@ -331,6 +332,7 @@ int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
 #define VAAI_OPC_PR			BIT(3)	/* emulate_pr */
 #define VAAI_OPC_ALUA			BIT(4)	/* explicit ALUA on the port group */
 #define VAAI_OPC_REFERRALS		BIT(5)	/* an LBA map is configured */
+#define VAAI_OPC_DPOFUA			BIT(6)	/* DPO and FUA bits accepted */
 
 /* Where parameter data goes: alloc_len bytes, put at byte offsets. */
 struct vaai_opcodes_out {

@@ -6,8 +6,9 @@
  * BYTCHK 11b: it holds one block, compared with every block of the range.
  * A difference is a MISCOMPARE whose INFORMATION is the offset of the first
  * differing byte from the start of the range.  BYTCHK 00b (no data) checks
- * only the medium, which is always readable: GOOD.  LIO core answers it for
- * VERIFY (10) and (16), we do for VERIFY (12), which LIO core does not know.
+ * only the medium, which is always readable: GOOD.  All three are ours, so
+ * that every one checks its fields alike (VRPROTECT, DPO): LIO core knows
+ * only VERIFY (10) and (16), and ignores both fields.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -79,12 +80,6 @@ static sense_reason_t vaai_verify_medium_execute(struct se_cmd *cmd)
 {
 	vaai_cmd_complete(cmd, 0, false);
 	return TCM_NO_SENSE;
-}
-
-/* Ours when BYTCHK asks for a comparison, and all of VERIFY (12). */
-bool vaai_verify_match(const u8 *cdb)
-{
-	return cdb[0] == VERIFY_12 || VAAI_VERIFY_BYTCHK(cdb[1]) != 0;
 }
 
 sense_reason_t vaai_verify_parse(struct se_cmd *cmd)

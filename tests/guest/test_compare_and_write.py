@@ -89,14 +89,6 @@ def test_wrprotect_is_refused(lun):
     assert get(lun, 0, 1) == old
 
 
-@pytest.mark.parametrize("flags", [0x08, 0x10], ids=["fua", "dpo"])
-def test_fua_and_dpo_are_accepted(lun, flags):
-    old, new = os.urandom(512), os.urandom(512)
-    put(lun, 7, old)
-    expect_good(compare_and_write(lun.sg, 7, old, new, 512, flags=flags))
-    with open(lun.backing.image, "rb") as f:
-        f.seek(7 * 512)
-        assert f.read(512) == new
 
 
 def test_readonly_lun_refuses(make_lun):

@@ -51,10 +51,12 @@ def acknowledge(sg, write_cache):
     return acked
 
 
-def every_primitive_fails(sg):
-    """While the device fails: the sense for each primitive."""
+def every_primitive_fails(sg, write_cache=False):
+    """While the device fails: the sense for each primitive (a write with
+    FUA where the write cache is on: it must reach the device; off, every
+    write does, and FUA is refused)."""
     expect_sense(read_blocks(sg, 0, 8, BS), MEDIUM_ERROR, *READ_ERROR)
-    expect_sense(write_blocks(sg, 8, os.urandom(4096), BS, fua=True),
+    expect_sense(write_blocks(sg, 8, os.urandom(4096), BS, fua=write_cache),
                  MEDIUM_ERROR, *WRITE_ERROR)
     expect_sense(sg_io(sg, cdb_write_same16(0, 2048), data_out=b"\xa5" * BS),
                  MEDIUM_ERROR, *WRITE_ERROR)
@@ -71,7 +73,7 @@ def test_bdev_acknowledged_writes_survive_a_failing_device(fault_dev, exported,
     so, sg = exported("recbd", fault_dev.path, write_cache=write_cache)
     acked = acknowledge(sg, write_cache)
     fault_dev.fail()
-    every_primitive_fails(sg)
+    every_primitive_fails(sg, write_cache)
     fault_dev.mend()
     for lba, data in acked.items():
         assert expect_good(read_blocks(sg, lba, len(data) // BS, BS)).data == data

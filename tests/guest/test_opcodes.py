@@ -123,15 +123,15 @@ def test_sg_opcodes_names_the_vaai_commands(lun):
 
 
 @pytest.mark.parametrize("opcode, usage", [
-    # FUA; LBA; NUMBER OF LOGICAL BLOCKS
-    (0x89, "89 08 ffffffffffffffff 000000 ff 0000"),
+    # LBA; NUMBER OF LOGICAL BLOCKS (DPO and FUA only with the write cache on)
+    (0x89, "89 00 ffffffffffffffff 000000 ff 0000"),
     # UNMAP, NDOB; LBA; NUMBER OF LOGICAL BLOCKS
     (0x93, "93 09 ffffffffffffffff ffffffff 0000"),
     (0x41, "41 08 ffffffff 00 ffff 00"),
     # PARAMETER LIST LENGTH; ANCHOR refused
     (0x42, "42 00 00000000 00 ffff 00"),
-    # RDPROTECT, DPO, FUA; LBA; TRANSFER LENGTH
-    (0x88, "88 f8 ffffffffffffffff ffffffff 0000"),
+    # RDPROTECT; LBA; TRANSFER LENGTH (DPO and FUA: test_dpofua.py)
+    (0x88, "88 e0 ffffffffffffffff ffffffff 0000"),
 ])
 def test_one_command_usage(lun, opcode, usage):
     support, got, _ = report_one(lun.sg, 1, opcode)

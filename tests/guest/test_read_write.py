@@ -29,7 +29,7 @@ def test_random_writes_read_back_identical(bs_lun):
     model = {}
     for lba, n in extents:
         data = os.urandom(n * bs)
-        expect_good(write_blocks(lun.sg, lba, data, bs, fua=rnd.random() < 0.3))
+        expect_good(write_blocks(lun.sg, lba, data, bs))
         for i in range(n):
             model[lba + i] = data[i * bs:(i + 1) * bs]
     for lba, block in sorted(model.items()):

@@ -1,7 +1,6 @@
 """SYNCHRONIZE CACHE and the write cache setting."""
 import os
 
-import pytest
 
 from conftest import sh
 from scsi import (ILLEGAL_REQUEST, cdb_sync_cache10, expect_good, expect_sense,
@@ -42,10 +41,10 @@ def test_write_cache_follows_emulate_write_cache(lun):
     assert expect_good(read_blocks(lun.sg, 64, 16, 512)).data == data
 
 
-@pytest.mark.parametrize("wce", ["0", "1"])
-def test_fua_write_reaches_the_backing_store(lun, wce):
+def test_fua_write_reaches_the_backing_store(lun):
+    """With the write cache on; off, FUA is refused (test_dpofua.py)."""
     data = os.urandom(4096)
-    lun.so.set_attribute("emulate_write_cache", wce)
+    lun.so.set_attribute("emulate_write_cache", "1")
     expect_good(write_blocks(lun.sg, 2048, data, 512, fua=True))
     with open(lun.backing.image, "rb") as f:
         f.seek(2048 * 512)

@@ -6,6 +6,11 @@ static const struct vaai_cdb_lun lun = {
 	.nr_blocks = 1000, .block_size = 512, .max_write_same_len = 100,
 	.hw_max_sectors = 64, .tpws = true,
 };
+/* The same LUN with the write cache on: MODE SENSE's DPOFUA bit set. */
+static const struct vaai_cdb_lun lun_dpofua = {
+	.nr_blocks = 1000, .block_size = 512, .max_write_same_len = 100,
+	.hw_max_sectors = 64, .tpws = true, .dpofua = true,
+};
 
 static struct vaai_cdb_args a;
 
@@ -44,7 +49,7 @@ TEST(caw_fields_and_data_out)
 {
 	u8 cdb[16];
 
-	caw(cdb, 0x08, 999, 1);
+	caw(cdb, 0, 999, 1);
 	CHECK_EQ(vaai_caw_cdb_check(cdb, &lun, &a), VAAI_CDB_OK);
 	CHECK_EQ(a.lba, 999);
 	CHECK_EQ(a.size, 2 * 512);		/* verify and write data */
@@ -56,6 +61,22 @@ TEST(caw_wrprotect_refused)
 
 	caw(cdb, 0x20, 0, 1);
 	CHECK_EQ(vaai_caw_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+}
+
+/* DPO and FUA: accepted where DPOFUA is set, an invalid field where not. */
+TEST(dpo_fua_follow_dpofua)
+{
+	u8 cdb[16];
+	u8 b1;
+
+	for (b1 = 0x08; b1 <= 0x18; b1 += 0x08) {
+		caw(cdb, b1, 0, 1);
+		CHECK_EQ(vaai_caw_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+		CHECK_EQ(vaai_caw_cdb_check(cdb, &lun_dpofua, &a), VAAI_CDB_OK);
+	}
+	verify16(cdb, 0x10, 0, 1);
+	CHECK_EQ(vaai_verify_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+	CHECK_EQ(vaai_verify_cdb_check(cdb, &lun_dpofua, &a), VAAI_CDB_OK);
 }
 
 TEST(caw_zero_blocks_still_needs_the_lba)

@@ -85,7 +85,28 @@ TEST(opcodes_one_command_usage_data)
 	CHECK_EQ(data[1], 0x03);			/* supported */
 	CHECK_EQ(get_unaligned_be16(&data[2]), 16);
 	CHECK_EQ(data[4], COMPARE_AND_WRITE);
-	CHECK_EQ(data[5], 0x08);			/* FUA */
+	CHECK_EQ(data[5], 0x00);			/* no DPO, no FUA */
+}
+
+/* DPO and FUA are usable exactly when MODE SENSE's DPOFUA bit is set. */
+TEST(opcodes_one_command_dpofua_follows_the_feature)
+{
+	static const struct { u8 op; u8 without, with; } cases[] = {
+		{ COMPARE_AND_WRITE, 0x00, 0x18 },
+		{ READ_10, 0xe0, 0xf8 },
+		{ WRITE_16, 0xe0, 0xf8 },
+		{ VERIFY_16, 0x06, 0x16 },
+	};
+	u32 len;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		CHECK_OK(report(1, cases[i].op, 0, VAAI_OPC_CAW, sizeof(data), &len));
+		CHECK_EQ(data[5], cases[i].without);
+		CHECK_OK(report(1, cases[i].op, 0, VAAI_OPC_CAW | VAAI_OPC_DPOFUA,
+				sizeof(data), &len));
+		CHECK_EQ(data[5], cases[i].with);
+	}
 }
 
 TEST(opcodes_one_command_turned_off_not_supported)
