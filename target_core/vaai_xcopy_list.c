@@ -18,16 +18,18 @@
 #define ASCQ_INLINE_TOO_LONG	0x0b
 #define ASC_COPY_TARGET		0x0d
 #define ASCQ_NOT_REACHABLE	0x02	/* COPY TARGET DEVICE NOT REACHABLE */
+#define ASC_UNREACHABLE		0x08
+#define ASCQ_UNREACHABLE	0x04	/* UNREACHABLE COPY TARGET */
 
 static struct vaai_fault vaai_xerr_field(u8 asc, u8 ascq, int field, int bit)
 {
 	return vaai_fault_param(asc, ascq, field, bit);
 }
 
-static struct vaai_fault vaai_xerr_copy(u8 ascq)
+/* COPY ABORTED: a copy target that cannot be reached, or not there. */
+static struct vaai_fault vaai_xerr_copy(u8 asc, u8 ascq)
 {
-	return (struct vaai_fault){ COPY_ABORTED, ASC_COPY_TARGET, ascq, false,
-				    -1, -1 };
+	return (struct vaai_fault){ COPY_ABORTED, asc, ascq, false, -1, -1 };
 }
 
 /* Header, SPC-4 6.4.3.2: list identifier, usage, and the three lengths. */
@@ -56,12 +58,14 @@ static struct vaai_fault vaai_xcopy_header(struct vaai_xcopy_list *xl,
 	return VAAI_FAULT_NONE;
 }
 
-/* The fields of an identification descriptor we take (SPC-4 6.4.5.2). */
+/*
+ * The fields of an identification descriptor we take (SPC-4 6.4.5.2).
+ * LU ID TYPE says how to read LU IDENTIFIER, which an identification
+ * descriptor does not use (its designator names the LUN): both ignored,
+ * as SPC-4 has them for this descriptor.
+ */
 static struct vaai_fault vaai_xcopy_cscd_fields(const u8 *d, u32 off)
 {
-	/* LU ID TYPE other than 00b: not a LUN we can name */
-	if (d[1] & 0xc0)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 1, 7);
 	/* NUL set: a null device, which we do not emulate */
 	if (d[1] & 0x20)
 		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 1, 5);
@@ -96,7 +100,7 @@ static struct vaai_fault vaai_xcopy_cscds(struct vaai_xcopy_list *xl,
 			return f;
 		c = resolve(ctx, d, xl->nr_cscds);
 		if (!c)
-			return vaai_xerr_copy(ASCQ_NOT_REACHABLE);
+			return vaai_xerr_copy(ASC_COPY_TARGET, ASCQ_NOT_REACHABLE);
 		xl->cscd[xl->nr_cscds++] = c;
 		/* DISK BLOCK LENGTH, bytes 29-31, is the LUN's block size */
 		if (get_unaligned_be24(&d[29]) != c->block_size)
@@ -106,30 +110,31 @@ static struct vaai_fault vaai_xcopy_cscds(struct vaai_xcopy_list *xl,
 	return VAAI_FAULT_NONE;
 }
 
-/* LBA range of one side of a segment, inside that LUN, in bytes. */
+/*
+ * LBA range of one side of a segment, inside that LUN, in bytes.  Blocks
+ * past a copy target's capacity cannot be reached on it: COPY ABORTED, as
+ * LIO and FreeBSD CTL answer it too.
+ */
 static struct vaai_fault vaai_xcopy_side(const struct vaai_cscd_info *c,
-					 u64 lba, u64 bytes, int field,
-					 loff_t *pos)
+					 u64 lba, u64 bytes, loff_t *pos)
 {
 	if (!vaai_lba_range_ok(c->nr_blocks, lba, bytes / c->block_size))
-		return vaai_xerr_field(VAAI_ASC_LBA_OUT_OF_RANGE, 0x00, field, -1);
+		return vaai_xerr_copy(ASC_COPY_TARGET, ASCQ_NOT_REACHABLE);
 	*pos = lba * c->block_size;
 	return VAAI_FAULT_NONE;
 }
 
 /* The segment's CSCD indexes: inside the list, a destination writable. */
 static struct vaai_fault vaai_xcopy_b2b_cscds(struct vaai_xcopy_list *xl,
-					      const u8 *d, u32 off,
-					      struct vaai_xseg *s)
+					      const u8 *d, struct vaai_xseg *s)
 {
 	s->src = get_unaligned_be16(&d[4]);
 	s->dst = get_unaligned_be16(&d[6]);
-	if (s->src >= xl->nr_cscds)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 4, -1);
-	if (s->dst >= xl->nr_cscds)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 6, -1);
+	/* an index past the list names no copy target at all */
+	if (s->src >= xl->nr_cscds || s->dst >= xl->nr_cscds)
+		return vaai_xerr_copy(ASC_UNREACHABLE, ASCQ_UNREACHABLE);
 	if (xl->cscd[s->dst]->readonly)
-		return vaai_xerr_copy(ASCQ_NOT_REACHABLE);
+		return vaai_xerr_copy(ASC_COPY_TARGET, ASCQ_NOT_REACHABLE);
 	xl->cscd[s->src]->src = true;
 	xl->cscd[s->dst]->dst = true;
 	return VAAI_FAULT_NONE;
@@ -146,7 +151,7 @@ static struct vaai_fault vaai_xcopy_b2b(struct vaai_xcopy_list *xl,
 
 	if (get_unaligned_be16(&d[2]) != VAAI_XCOPY_SEG_B2B_LEN - 4)
 		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 2, -1);
-	f = vaai_xcopy_b2b_cscds(xl, d, off, s);
+	f = vaai_xcopy_b2b_cscds(xl, d, s);
 	if (f.key)
 		return f;
 	src = xl->cscd[s->src];
@@ -164,12 +169,10 @@ static struct vaai_fault vaai_xcopy_b2b(struct vaai_xcopy_list *xl,
 	if (bytes > VAAI_XCOPY_MAX_SEG_BYTES)
 		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 10, -1);
 
-	f = vaai_xcopy_side(src, get_unaligned_be64(&d[12]), bytes, off + 12,
-			    &s->src_pos);
+	f = vaai_xcopy_side(src, get_unaligned_be64(&d[12]), bytes, &s->src_pos);
 	if (f.key)
 		return f;
-	f = vaai_xcopy_side(dst, get_unaligned_be64(&d[20]), bytes, off + 20,
-			    &s->dst_pos);
+	f = vaai_xcopy_side(dst, get_unaligned_be64(&d[20]), bytes, &s->dst_pos);
 	s->len = bytes;
 	return f;
 }

@@ -169,13 +169,18 @@ TEST(xcopy_cscd_type_not_identification)
 	CHECK_FAULT(parse(len), ILLEGAL_REQUEST, 0x26, 0x07, CSCD1, -1);
 }
 
-TEST(xcopy_cscd_lu_id_type)
+/* An identification descriptor names its LUN by designator alone. */
+TEST(xcopy_cscd_lu_id_type_ignored)
 {
-	u32 len = xlist(2, two, 0, NULL);
+	u8 type;
 
-	p[CSCD1 + 1] = 0x40;
-	CHECK_FAULT(parse(len), ILLEGAL_REQUEST, 0x26, 0x00, CSCD1 + 1, 7);
-	CHECK_EQ(nx.nr_resolved, 1);	/* not asked about a bad one */
+	for (type = 0x40; type; type += 0x40) {
+		u32 len = xlist(2, two, 0, NULL);
+
+		p[CSCD1 + 1] = type;
+		CHECK_OK(parse(len));
+		CHECK_EQ(xl.nr_cscds, 2);
+	}
 }
 
 TEST(xcopy_cscd_null_device)
@@ -260,10 +265,11 @@ TEST(xcopy_segment_cscd_index_past_list)
 	const struct seg src[] = { { 2, 1, 1, 0, 0 } };
 	const struct seg dst[] = { { 0, 0xffff, 1, 0, 0 } };
 
-	CHECK_FAULT(parse(xlist(2, two, 1, src)), ILLEGAL_REQUEST, 0x26, 0x00,
-		    SEG0 + 4, -1);
-	CHECK_FAULT(parse(xlist(2, two, 1, dst)), ILLEGAL_REQUEST, 0x26, 0x00,
-		    SEG0 + 6, -1);
+	/* UNREACHABLE COPY TARGET */
+	CHECK_FAULT(parse(xlist(2, two, 1, src)), COPY_ABORTED, 0x08, 0x04,
+		    -1, -1);
+	CHECK_FAULT(parse(xlist(2, two, 1, dst)), COPY_ABORTED, 0x08, 0x04,
+		    -1, -1);
 }
 
 TEST(xcopy_readonly_destination_not_reachable)
@@ -299,8 +305,9 @@ TEST(xcopy_source_range_past_capacity)
 	const struct seg past[] = { { 0, 1, 8, 993, 0 } };
 	const struct seg last[] = { { 0, 1, 8, 992, 0 } };
 
-	CHECK_FAULT(parse(xlist(2, two, 1, past)), ILLEGAL_REQUEST, 0x21, 0x00,
-		    SEG0 + 12, -1);
+	/* COPY TARGET DEVICE NOT REACHABLE */
+	CHECK_FAULT(parse(xlist(2, two, 1, past)), COPY_ABORTED, 0x0d, 0x02,
+		    -1, -1);
 	CHECK_OK(parse(xlist(2, two, 1, last)));
 }
 
@@ -308,16 +315,16 @@ TEST(xcopy_destination_range_past_capacity)
 {
 	const struct seg s[] = { { 0, 1, 8, 0, 100 } };
 
-	CHECK_FAULT(parse(xlist(2, two, 1, s)), ILLEGAL_REQUEST, 0x21, 0x00,
-		    SEG0 + 20, -1);
+	CHECK_FAULT(parse(xlist(2, two, 1, s)), COPY_ABORTED, 0x0d, 0x02,
+		    -1, -1);
 }
 
 TEST(xcopy_lba_near_u64_max)
 {
 	const struct seg s[] = { { 0, 1, 8, U64_MAX, 0 } };
 
-	CHECK_FAULT(parse(xlist(2, two, 1, s)), ILLEGAL_REQUEST, 0x21, 0x00,
-		    SEG0 + 12, -1);
+	CHECK_FAULT(parse(xlist(2, two, 1, s)), COPY_ABORTED, 0x0d, 0x02,
+		    -1, -1);
 }
 
 TEST(xcopy_zero_block_segment)
@@ -333,6 +340,6 @@ TEST(xcopy_first_fault_wins)
 	/* a bad second segment is not looked at after a bad first one */
 	const struct seg s[] = { { 0, 5, 1, 0, 0 }, { 0, 1, 1, 5000, 0 } };
 
-	CHECK_FAULT(parse(xlist(2, two, 2, s)), ILLEGAL_REQUEST, 0x26, 0x00,
-		    SEG0 + 6, -1);
+	CHECK_FAULT(parse(xlist(2, two, 2, s)), COPY_ABORTED, 0x08, 0x04,
+		    -1, -1);
 }
