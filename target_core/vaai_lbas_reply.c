@@ -71,8 +71,13 @@ int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
 		lba = end;
 		n++;
 	}
-	/* PARAMETER DATA LENGTH: the bytes that follow it. */
-	put_unaligned_be32(VAAI_LBAS_HDR_LEN - 4 + n * VAAI_LBAS_DESC_LEN, buf);
+	/*
+	 * PARAMETER DATA LENGTH: the bytes that follow it.  The starting LBA
+	 * always has a descriptor: one too short an allocation length left
+	 * out is still counted, so the host learns to ask for more.
+	 */
+	put_unaligned_be32(VAAI_LBAS_HDR_LEN - 4 +
+			   max(n, 1U) * VAAI_LBAS_DESC_LEN, buf);
 	*len = min_t(u32, alloc, VAAI_LBAS_HDR_LEN + n * VAAI_LBAS_DESC_LEN);
 	return 0;
 }

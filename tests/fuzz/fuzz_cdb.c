@@ -97,7 +97,10 @@ static loff_t fake_map(void *ctx, loff_t pos, loff_t len, bool *mapped)
 	return min(n, len);
 }
 
-/* The reply holds contiguous extents from the LBA asked, inside the LUN. */
+/*
+ * The reply holds contiguous extents from the LBA asked, inside the LUN,
+ * as many whole descriptors as fit; its length counts at least one.
+ */
 static void check_lbas_reply(struct fuzz_in *in, const struct vaai_cdb_lun *lun,
 			     const struct vaai_cdb_args *a)
 {
@@ -110,8 +113,8 @@ static void check_lbas_reply(struct fuzz_in *in, const struct vaai_cdb_lun *lun,
 	u64 next = a->lba;
 
 	FUZZ_ASSERT(!vaai_lbas_reply_build(&req, buf, fake_map, in, &len));
-	n = (get_unaligned_be32(buf) - 4) / VAAI_LBAS_DESC_LEN;
-	FUZZ_ASSERT(get_unaligned_be32(buf) == 4 + n * VAAI_LBAS_DESC_LEN);
+	n = len > VAAI_LBAS_HDR_LEN ? (len - VAAI_LBAS_HDR_LEN) / VAAI_LBAS_DESC_LEN : 0;
+	FUZZ_ASSERT(get_unaligned_be32(buf) == 4 + max(n, 1U) * VAAI_LBAS_DESC_LEN);
 	FUZZ_ASSERT(len <= req.alloc_len && n <= VAAI_LBAS_MAX_DESCS);
 	FUZZ_ASSERT(len == min(req.alloc_len, VAAI_LBAS_HDR_LEN + n * 16));
 	for (i = 0; i < n; i++) {

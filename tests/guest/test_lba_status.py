@@ -1,12 +1,13 @@
 """GET LBA STATUS: what is mapped and what is deallocated, from the store."""
 import os
 import re
+import struct
 
 import pytest
 
 from conftest import MiB, sh
-from scsi import (ILLEGAL_REQUEST, cdb_write_same16, expect_good, expect_sense,
-                  get_lba_status, sg_io, unmap, write_blocks)
+from scsi import (ILLEGAL_REQUEST, cdb_get_lba_status, cdb_write_same16, expect_good,
+                  expect_sense, get_lba_status, sg_io, unmap, write_blocks)
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
@@ -53,6 +54,15 @@ def test_small_allocation_length_truncates_to_whole_descriptors(make_lun, store)
     expect_good(write_blocks(lun.sg, 2048, os.urandom(MiB), 512))
     descs, res = get_lba_status(lun.sg, 0, alloc_len=24)
     assert len(descs) == 1 and len(res.data) == 24
+
+
+@pytest.mark.parametrize("alloc_len", [9, 16, 23])
+def test_allocation_length_short_of_one_descriptor_says_one_exists(lun, alloc_len):
+    """SPC-4 4.2.5.6: truncation does not change PARAMETER DATA LENGTH, so
+    the host learns that a descriptor follows and asks with room for it."""
+    res = expect_good(sg_io(lun.sg, cdb_get_lba_status(0, alloc_len), data_in_len=alloc_len))
+    assert len(res.data) == 8
+    assert struct.unpack(">I", res.data[:4])[0] == 4 + 16
 
 
 def carried(disk):

@@ -69,19 +69,24 @@ TEST(lbas_allocation_length_cuts_descriptors)
 	CHECK_EQ(get_unaligned_be32(buf), 4 + 16);
 }
 
+/* Too short for one descriptor: the header says one exists. */
 TEST(lbas_short_allocation_length_gets_header_only)
 {
-	const struct vaai_lbas_req req = {
-		.lba = 5, .nr_blocks = 100, .block_size = 512, .alloc_len = 4,
-	};
-	u32 len;
+	u32 alloc, len;
 
-	memset(buf, 0, sizeof(buf));
-	map_calls = 0;
-	CHECK_EQ(vaai_lbas_reply_build(&req, buf, fake_map, NULL, &len), 0);
-	CHECK_EQ(map_calls, 0);
-	CHECK_EQ(len, 4);
-	CHECK_EQ(get_unaligned_be32(buf), 4);
+	for (alloc = 4; alloc < 8 + 16; alloc++) {
+		const struct vaai_lbas_req req = {
+			.lba = 5, .nr_blocks = 100, .block_size = 512,
+			.alloc_len = alloc,
+		};
+
+		memset(buf, 0, sizeof(buf));
+		map_calls = 0;
+		CHECK_EQ(vaai_lbas_reply_build(&req, buf, fake_map, NULL, &len), 0);
+		CHECK_EQ(map_calls, 0);
+		CHECK_EQ(len, min(alloc, 8U));
+		CHECK_EQ(get_unaligned_be32(buf), 4 + 16);
+	}
 }
 
 TEST(lbas_store_error_is_returned)
