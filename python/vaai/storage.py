@@ -3,7 +3,7 @@ import errno
 import os
 
 from rtslib_fb import RTSRoot, tcm
-from rtslib_fb.utils import fread
+from rtslib_fb.utils import RTSLibError, fread
 
 from .errors import VaaiError
 from .kmsg import KernelLog
@@ -11,6 +11,22 @@ from .params import control_string, parse_info
 
 PLUGIN = "vaai"
 MODULE = "target_core_vaai"
+
+
+DBROOT = "/sys/kernel/config/target/dbroot"
+
+
+def ensure_dbroot():
+    """LIO keeps persistent reservations (APTPL) and ALUA state in pr/ and
+    alua/ under its dbroot and answers PERSISTENT RESERVE OUT with LOGICAL
+    UNIT COMMUNICATION FAILURE (NOT READY, 08h/00h) when it cannot write
+    there; Debian's packages do not make them."""
+    try:
+        root = fread(DBROOT)
+    except (OSError, RTSLibError):
+        return
+    for sub in ("pr", "alua"):
+        os.makedirs(os.path.join(root, sub), mode=0o700, exist_ok=True)
 
 
 class VaaiStorageObject(tcm.StorageObject):
@@ -43,6 +59,7 @@ class VaaiStorageObject(tcm.StorageObject):
         # RTSRoot() points LIO's dbroot at rtslib's directory, which LIO
         # only allows before the first device is enabled.
         RTSRoot()
+        ensure_dbroot()
         super().__init__(name, "create", index)
         try:
             self._configure(line, path, wwn)

@@ -66,6 +66,10 @@ def test_the_module_package_loads_it_and_hooks_rtslib(installed):
     stock = open(root.file("/lib/systemd/system/rtslib-fb-targetctl.service")).read()
     assert "ExecStart=/usr/bin/targetctl restore" in stock
     assert "DefaultDependencies" not in stock
+    # LIO's dbroot keeps PR and ALUA state there; without pr/, PERSISTENT
+    # RESERVE OUT answers NOT READY.
+    for sub in ("pr", "alua"):
+        assert os.path.isdir(root.file("/etc/rtslib-fb-target/" + sub)), sub
 
 def test_a_guest_on_the_root_serves_a_lun_with_the_dkms_module(installed, kernels):
     root, _ = installed
