@@ -45,13 +45,15 @@ help:
 	@echo "make install    install the module for KERNELRELEASE ($(KERNELRELEASE))"
 	@echo "make deps       install the Debian and PyPI packages the tests and demo need"
 	@echo "make test       host tests, a 10 s fuzz pass, the guest suites in a VM on"
-	@echo "                TEST_KERNEL (Debian 12's own), the cross-kernel suites on"
+	@echo "                TEST_KERNEL (Debian 12's own) and libiscsi's in another"
+	@echo "                boot of it, the cross-kernel suites on"
 	@echo "                the other tested kernels, then the Debian packages"
 	@echo "make test-host  host-side tests only (pytest, then test-parsers)"
 	@echo "make test-upstream  the rtslib-fb patch in docs/upstream/ on its latest release"
 	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
+	@echo "make test-libiscsi  libiscsi's iscsi-test-cu against a vaai LUN, two runs"
 	@echo "make test-cross the cross-kernel suites on each tested kernel but TEST_KERNEL"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
 	@echo "make modules-all   the module for each tested kernel"
@@ -90,6 +92,7 @@ test: deps
 	$(MAKE) test-upstream
 	$(MAKE) fuzz FUZZ_SECONDS=10
 	$(MAKE) test-guest KERNELRELEASE=$(TEST_KERNEL)
+	$(MAKE) test-libiscsi KERNELRELEASE=$(TEST_KERNEL)
 	$(MAKE) test-cross
 	$(MAKE) test-packages
 
@@ -107,6 +110,13 @@ test-guest: module
 	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 2400 \
 		--log build/vm/test-console-$(KERNELRELEASE).log \
 		-- tests/vm/guest-test.sh $(TESTS)
+
+# libiscsi's iscsi-test-cu, twice (tests/guest/test_libiscsi.py): a boot of
+# its own, as it takes half as long again as the other suites together.
+test-libiscsi: module
+	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 1800 \
+		--log build/vm/libiscsi-console-$(KERNELRELEASE).log \
+		-- tests/vm/guest-test.sh tests/guest/test_libiscsi.py
 
 test-cross:
 	for k in $(CROSS_KERNELS); do \
@@ -171,5 +181,6 @@ serve: deps
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
 .PHONY: all module install clean help deps test test-host test-parsers test-guest \
+	test-libiscsi \
 	test-cross test-kernels modules-all deb test-packages test-upstream \
 	test-debug demo bench serve
