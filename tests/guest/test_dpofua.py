@@ -43,7 +43,7 @@ COMMANDS = {
 
 
 def send(lun, opcode, b1, data):
-    bits, way = COMMANDS[opcode]
+    way = COMMANDS[opcode][1]
     cdb = rw_cdb(opcode, b1, 16, 1)
     if way == "in":
         return sg_io(lun.sg, cdb, data_in_len=BS)
