@@ -19,6 +19,26 @@
 
 #include "vaai.h"
 
+/*
+ * Whether the file system can punch holes.  Having a fallocate() is not
+ * enough: vfat's, ntfs3's (on a file that is not sparse), NFS's before 4.2
+ * and some FUSE file systems' refuse PUNCH_HOLE, and a thin LUN on them
+ * would answer every UNMAP with a medium error.  The probe punches the
+ * block past the end of the file, keeping the size: nothing the LUN holds
+ * changes.  A read-only LUN cannot ask (and never unmaps).
+ */
+static bool vaai_file_can_punch(struct file *file, u32 unit)
+{
+	loff_t end = round_up(i_size_read(file_inode(file)), unit);
+
+	if (!file->f_op->fallocate)
+		return false;
+	if (!(file->f_mode & FMODE_WRITE))
+		return true;
+	return !vfs_fallocate(file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      end, unit);
+}
+
 static int vaai_file_open(struct vaai_dev *vdev)
 {
 	struct inode *inode = file_inode(vdev->file);
@@ -26,7 +46,7 @@ static int vaai_file_open(struct vaai_dev *vdev)
 
 	vdev->min_block = VAAI_MIN_BLOCK_SIZE;
 	/* Punched holes read back as zeros: deallocation is LBPRZ = 1. */
-	if (vdev->file->f_op->fallocate) {
+	if (vaai_file_can_punch(vdev->file, sb->s_blocksize)) {
 		vdev->unmap_unit = sb->s_blocksize;
 		vdev->lbprz = true;
 	}
