@@ -281,6 +281,9 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd);
 sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb);
 sense_reason_t vaai_cdb_data_out_check(struct se_cmd *cmd, u32 size,
 				       bool data_cdb);
+sense_reason_t vaai_cdb_accept(struct se_cmd *cmd, enum vaai_cdb_err err,
+			       const struct vaai_cdb_args *a, bool write,
+			       sense_reason_t (*execute)(struct se_cmd *cmd));
 void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun);
 sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err);
 void vaai_dev_set_limits(struct vaai_dev *vdev);

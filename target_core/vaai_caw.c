@@ -133,22 +133,10 @@ sense_reason_t vaai_caw_parse(struct se_cmd *cmd)
 {
 	struct vaai_cdb_lun lun;
 	struct vaai_cdb_args a;
-	sense_reason_t ret;
 
 	if (!cmd->se_dev->dev_attrib.emulate_caw)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
 	vaai_cdb_lun_get(cmd, &lun);
-	ret = vaai_cdb_reason(vaai_caw_cdb_check(cmd->t_task_cdb, &lun, &a));
-	if (ret)
-		return ret;
-	ret = vaai_cdb_data_out_check(cmd, a.size, true);
-	if (ret)
-		return ret;
-	if (vaai_cmd_write_protected(cmd))
-		return TCM_WRITE_PROTECTED;
-
-	cmd->t_task_lba = a.lba;
-	cmd->t_task_nolb = a.nolb;
-	cmd->execute_cmd = vaai_caw_execute;
-	return TCM_NO_SENSE;
+	return vaai_cdb_accept(cmd, vaai_caw_cdb_check(cmd->t_task_cdb, &lun, &a),
+			       &a, true, vaai_caw_execute);
 }

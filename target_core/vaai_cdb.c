@@ -137,6 +137,30 @@ sense_reason_t vaai_cdb_data_out_check(struct se_cmd *cmd, u32 size,
 	return vaai_cdb_size_check(cmd, size, data_cdb);
 }
 
+/*
+ * The tail of every parse of a command that addresses blocks and carries
+ * a->size bytes of data-out: the CDB checks' verdict, the transfer, write
+ * protection for a command that writes, then what execute works on.
+ */
+sense_reason_t vaai_cdb_accept(struct se_cmd *cmd, enum vaai_cdb_err err,
+			       const struct vaai_cdb_args *a, bool write,
+			       sense_reason_t (*execute)(struct se_cmd *cmd))
+{
+	sense_reason_t ret = vaai_cdb_reason(err);
+
+	if (ret)
+		return ret;
+	ret = vaai_cdb_data_out_check(cmd, a->size, true);
+	if (ret)
+		return ret;
+	if (write && vaai_cmd_write_protected(cmd))
+		return TCM_WRITE_PROTECTED;
+	cmd->t_task_lba = a->lba;
+	cmd->t_task_nolb = a->nolb;
+	cmd->execute_cmd = execute;
+	return TCM_NO_SENSE;
+}
+
 /* What the CDB checks of vaai_cdb_fields.c know of cmd's LUN. */
 void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 {

@@ -86,18 +86,10 @@ sense_reason_t vaai_verify_parse(struct se_cmd *cmd)
 {
 	struct vaai_cdb_lun lun;
 	struct vaai_cdb_args a;
-	sense_reason_t ret;
 
 	vaai_cdb_lun_get(cmd, &lun);
-	ret = vaai_cdb_reason(vaai_verify_cdb_check(cmd->t_task_cdb, &lun, &a));
-	if (ret)
-		return ret;
-	ret = vaai_cdb_data_out_check(cmd, a.size, true);
-	if (ret)
-		return ret;
-	cmd->t_task_lba = a.lba;
-	cmd->t_task_nolb = a.nolb;
-	cmd->execute_cmd = VAAI_VERIFY_BYTCHK(cmd->t_task_cdb[1]) ?
-			   vaai_verify_execute : vaai_verify_medium_execute;
-	return TCM_NO_SENSE;
+	return vaai_cdb_accept(cmd, vaai_verify_cdb_check(cmd->t_task_cdb, &lun, &a),
+			       &a, false,
+			       VAAI_VERIFY_BYTCHK(cmd->t_task_cdb[1]) ?
+			       vaai_verify_execute : vaai_verify_medium_execute);
 }
