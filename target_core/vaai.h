@@ -112,6 +112,12 @@ struct vaai_store_ops {
 	 */
 	loff_t (*map_status)(struct vaai_dev *vdev, loff_t pos, loff_t len,
 			     bool *mapped);
+	/*
+	 * Read [pos, pos + len) into the cache READs are served from, and wait
+	 * for it; -EOPNOTSUPP: READs bypass the cache now.  NULL: the store has
+	 * no cache.  May sleep.
+	 */
+	int (*prefetch)(struct vaai_dev *vdev, loff_t pos, size_t len);
 };
 
 extern const struct vaai_store_ops vaai_file_ops;
@@ -295,6 +301,9 @@ sense_reason_t vaai_vpd_parse(struct se_cmd *cmd);
 #define VAAI_VPD_TPC	0x8f
 sense_reason_t vaai_vpd_tpc_execute(struct se_cmd *cmd);
 
+/* vaai_prefetch.c */
+sense_reason_t vaai_prefetch_parse(struct se_cmd *cmd);
+
 /* vaai_ws.c */
 sense_reason_t vaai_ws_parse(struct se_cmd *cmd);
 int vaai_ws_zero(struct vaai_io *io);
@@ -304,12 +313,20 @@ size_t vaai_compare_sg(struct scatterlist *sgl, unsigned int nents,
 		       size_t skip, struct bio_vec *bv, size_t len);
 size_t vaai_compare_pattern(const u8 *block, u32 bs, struct bio_vec *bv,
 			    size_t len);
+void vaai_or_sg(struct scatterlist *sgl, unsigned int nents, size_t skip,
+		struct bio_vec *bv, size_t len);
 
 /* vaai_verify.c */
 sense_reason_t vaai_verify_parse(struct se_cmd *cmd);
 
 /* vaai_caw.c */
 sense_reason_t vaai_caw_parse(struct se_cmd *cmd);
+
+/* vaai_write_verify.c */
+sense_reason_t vaai_write_verify_parse(struct se_cmd *cmd);
+
+/* vaai_orwrite.c */
+sense_reason_t vaai_orwrite_parse(struct se_cmd *cmd);
 
 /* vaai_xcopy.c, vaai_copy_results.c */
 sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd);

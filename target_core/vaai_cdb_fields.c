@@ -32,6 +32,28 @@ static enum vaai_cdb_err vaai_cdb_range(const struct vaai_cdb_lun *lun,
 	return VAAI_CDB_OK;
 }
 
+/*
+ * LBA and length where SBC-4's 10-, 12- and 16-byte CDBs keep them; the
+ * group code (opcode bits 7:5, SPC-4 4.2.5.1) gives the size.
+ */
+static void vaai_cdb_lba_len(const u8 *cdb, struct vaai_cdb_args *a)
+{
+	switch (cdb[0] >> 5) {
+	case 4:		/* 16 bytes */
+		a->lba = get_unaligned_be64(&cdb[2]);
+		a->nolb = get_unaligned_be32(&cdb[10]);
+		break;
+	case 5:		/* 12 bytes */
+		a->lba = get_unaligned_be32(&cdb[2]);
+		a->nolb = get_unaligned_be32(&cdb[6]);
+		break;
+	default:	/* 10 bytes */
+		a->lba = get_unaligned_be32(&cdb[2]);
+		a->nolb = get_unaligned_be16(&cdb[7]);
+		break;
+	}
+}
+
 /* COMPARE AND WRITE, SBC-4 5.3: 0 blocks is no error; LBA must exist. */
 enum vaai_cdb_err vaai_caw_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
 				     struct vaai_cdb_args *a)
@@ -91,20 +113,7 @@ enum vaai_cdb_err vaai_verify_cdb_check(const u8 *cdb,
 	u8 bytchk = VAAI_VERIFY_BYTCHK(cdb[1]);
 	enum vaai_cdb_err err;
 
-	switch (cdb[0]) {
-	case VERIFY_16:
-		a->lba = get_unaligned_be64(&cdb[2]);
-		a->nolb = get_unaligned_be32(&cdb[10]);
-		break;
-	case VERIFY_12:
-		a->lba = get_unaligned_be32(&cdb[2]);
-		a->nolb = get_unaligned_be32(&cdb[6]);
-		break;
-	default:
-		a->lba = get_unaligned_be32(&cdb[2]);
-		a->nolb = get_unaligned_be16(&cdb[7]);
-		break;
-	}
+	vaai_cdb_lba_len(cdb, a);
 	a->size = 0;
 	/* No protection information; BYTCHK 10b is reserved. */
 	if ((cdb[1] & VAAI_VERIFY_VRPROTECT) || bytchk == 0x2)
@@ -121,6 +130,72 @@ enum vaai_cdb_err vaai_verify_cdb_check(const u8 *cdb,
 		a->size = a->nolb * lun->block_size;
 	else if (bytchk == VAAI_BYTCHK_ONE_BLOCK && a->nolb)
 		a->size = lun->block_size;
+	return VAAI_CDB_OK;
+}
+
+/*
+ * WRITE AND VERIFY (10), (12) and (16) (SBC-4): a write, bounded like one.
+ * BYTCHK 00b and 01b are taken (the data is what gets written, so there is
+ * nothing more to compare); 10b is reserved and 11b, one block for all, not
+ * supported.  Bit 3 is reserved.
+ */
+enum vaai_cdb_err vaai_write_verify_cdb_check(const u8 *cdb,
+					      const struct vaai_cdb_lun *lun,
+					      struct vaai_cdb_args *a)
+{
+	vaai_cdb_lba_len(cdb, a);
+	a->size = 0;
+	if (cdb[1] & (VAAI_WRPROTECT | VAAI_FUA))
+		return VAAI_CDB_INVALID_FIELD;
+	if (VAAI_VERIFY_BYTCHK(cdb[1]) > VAAI_BYTCHK_ALL)
+		return VAAI_CDB_INVALID_FIELD;
+	if ((cdb[1] & VAAI_DPO) && !lun->dpofua)
+		return VAAI_CDB_INVALID_FIELD;
+	if (a->nolb > lun->hw_max_sectors)
+		return VAAI_CDB_INVALID_FIELD;
+	a->size = a->nolb * lun->block_size;
+	return vaai_cdb_range(lun, a->lba, a->nolb ? a->nolb : 1);
+}
+
+/*
+ * ORWRITE (16) (SBC-4): a write, bounded like one; FUA_NV is obsolete and
+ * ignored, as the group number is.
+ */
+enum vaai_cdb_err vaai_orwrite_cdb_check(const u8 *cdb,
+					 const struct vaai_cdb_lun *lun,
+					 struct vaai_cdb_args *a)
+{
+	vaai_cdb_lba_len(cdb, a);
+	a->size = 0;
+	/* No protection information: ORPROTECT must be 0. */
+	if (cdb[1] & VAAI_WRPROTECT)
+		return VAAI_CDB_INVALID_FIELD;
+	if ((cdb[1] & (VAAI_DPO | VAAI_FUA)) && !lun->dpofua)
+		return VAAI_CDB_INVALID_FIELD;
+	if (a->nolb > lun->hw_max_sectors)
+		return VAAI_CDB_INVALID_FIELD;
+	a->size = a->nolb * lun->block_size;
+	return vaai_cdb_range(lun, a->lba, a->nolb ? a->nolb : 1);
+}
+
+/*
+ * PRE-FETCH (10) and (16) (SBC-4): PREFETCH LENGTH 0 is every
+ * block from the LBA to the last (at most what a->nolb holds; the command
+ * is a hint).  The group number is ignored.
+ */
+enum vaai_cdb_err vaai_prefetch_cdb_check(const u8 *cdb,
+					  const struct vaai_cdb_lun *lun,
+					  struct vaai_cdb_args *a)
+{
+	enum vaai_cdb_err err;
+
+	vaai_cdb_lba_len(cdb, a);
+	a->size = 0;
+	err = vaai_cdb_range(lun, a->lba, a->nolb ? a->nolb : 1);
+	if (err)
+		return err;
+	if (!a->nolb)
+		a->nolb = min_t(u64, lun->nr_blocks - a->lba, U32_MAX);
 	return VAAI_CDB_OK;
 }
 

@@ -91,14 +91,15 @@ struct vaai_opc {
 #define F64	F32, F32
 
 /*
- * Byte 1 of READ/WRITE (10/12/16) and WRITE AND VERIFY: RDPROTECT/WRPROTECT
- * (LIO's sbc_check_prot() honours it with a fabric that carries protection
- * information), DPO and FUA (sbc_check_dpofua(); bit 3 of WRITE AND VERIFY
- * too).  BYTCHK of WRITE AND VERIFY is ignored: LIO only writes.
+ * Byte 1 of READ/WRITE (10/12/16): RDPROTECT/WRPROTECT (LIO's
+ * sbc_check_prot() honours it with a fabric that carries protection
+ * information), DPO and FUA (sbc_check_dpofua()).
  */
 #define RW	0xf8
 /* VERIFY: DPO, BYTCHK; VRPROTECT is refused (vaai_verify.c). */
 #define VFY	0x16
+/* WRITE AND VERIFY: DPO, BYTCHK 01b; WRPROTECT and BYTCHK 1xb refused. */
+#define WAV	0x12
 
 static const struct vaai_opc vaai_opcs[] = {
 	/* LIO core's SPC emulation (spc_parse_cdb()) */
@@ -163,12 +164,10 @@ static const struct vaai_opc vaai_opcs[] = {
 	VAAI_OPC(IO, 0, WRITE_6, 0x1f, 0xff, 0xff, 0xff, 0),
 	VAAI_OPC_DF(IO, 0, READ_10, RW, F32, 0, F16, 0),
 	VAAI_OPC_DF(IO, 0, WRITE_10, RW, F32, 0, F16, 0),
-	VAAI_OPC_DF(IO, 0, WRITE_VERIFY, RW, F32, 0, F16, 0),
 	VAAI_OPC_DF(IO, 0, READ_12, RW, F32, F32, 0, 0),
 	VAAI_OPC_DF(IO, 0, WRITE_12, RW, F32, F32, 0, 0),
 	VAAI_OPC_DF(IO, 0, READ_16, RW, F64, F32, 0, 0),
 	VAAI_OPC_DF(IO, 0, WRITE_16, RW, F64, F32, 0, 0),
-	VAAI_OPC_DF(IO, 0, WRITE_VERIFY_16, RW, F64, F32, 0, 0),
 	/* IMMED is ignored: the flush is always waited for */
 	VAAI_OPC(LONG, 0, SYNCHRONIZE_CACHE, 0, F32, 0, F16, 0),
 	VAAI_OPC(LONG, 0, SYNCHRONIZE_CACHE_16, 0, F64, F32, 0, 0),
@@ -177,6 +176,14 @@ static const struct vaai_opc vaai_opcs[] = {
 	VAAI_OPC_DF(IO, 0, VERIFY, VFY, F32, 0, F16, 0),
 	VAAI_OPC_DF(IO, 0, VERIFY_12, VFY, F32, F32, 0, 0),
 	VAAI_OPC_DF(IO, 0, VERIFY_16, VFY, F64, F32, 0, 0),
+	VAAI_OPC_DF(IO, 0, WRITE_VERIFY, WAV, F32, 0, F16, 0),
+	VAAI_OPC_DF(IO, 0, WRITE_VERIFY_12, WAV, F32, F32, 0, 0),
+	VAAI_OPC_DF(IO, 0, WRITE_VERIFY_16, WAV, F64, F32, 0, 0),
+	/* DPO, FUA; ORPROTECT is refused, FUA_NV and the group ignored */
+	VAAI_OPC_DF(IO, 0, ORWRITE_16, 0x18, F64, F32, 0, 0),
+	/* IMMED; the group number is ignored */
+	VAAI_OPC(IO, 0, PRE_FETCH, 0x02, F32, 0, F16, 0),
+	VAAI_OPC(IO, 0, PRE_FETCH_16, 0x02, F64, F32, 0, 0),
 	/* DPO, FUA; WRPROTECT is refused */
 	VAAI_OPC_DF(IO, VAAI_OPC_CAW, COMPARE_AND_WRITE, 0x18, F64, 0, 0, 0, 0xff, 0, 0),
 	/* UNMAP (NDOB); ANCHOR and the obsolete PBDATA/LBDATA are refused */

@@ -28,6 +28,14 @@
 #endif
 #include "compat.h"
 
+/* Opcodes scsi_proto.h does not name. */
+#ifndef PRE_FETCH_16
+#define PRE_FETCH_16			0x90
+#endif
+#ifndef ORWRITE_16
+#define ORWRITE_16			0x8b
+#endif
+
 /* COMPARE AND WRITE: the Block Limits byte allows no more. */
 #define VAAI_CAW_MAX_BLOCKS		255
 
@@ -288,6 +296,15 @@ enum vaai_cdb_err vaai_ws_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lu
 enum vaai_cdb_err vaai_verify_cdb_check(const u8 *cdb,
 					const struct vaai_cdb_lun *lun,
 					struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_write_verify_cdb_check(const u8 *cdb,
+					      const struct vaai_cdb_lun *lun,
+					      struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_orwrite_cdb_check(const u8 *cdb,
+					 const struct vaai_cdb_lun *lun,
+					 struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_prefetch_cdb_check(const u8 *cdb,
+					  const struct vaai_cdb_lun *lun,
+					  struct vaai_cdb_args *a);
 enum vaai_cdb_err vaai_lbas_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
 				      struct vaai_cdb_args *a);
 enum vaai_cdb_err vaai_unmap_cdb_check(const u8 *cdb, struct vaai_cdb_args *a);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the CDB checks (vaai_cdb_fields.c) of COMPARE AND
- * WRITE, WRITE SAME (10/16), VERIFY (10/12/16), GET LBA STATUS, UNMAP and
- * EXTENDED COPY, and REPORT SUPPORTED OPERATION CODES answered
+ * WRITE, WRITE SAME (10/16), VERIFY (10/12/16), GET LBA STATUS, UNMAP,
+ * EXTENDED COPY, ORWRITE (16), PRE-FETCH (10/16) and WRITE AND VERIFY
+ * (10/12/16), and REPORT SUPPORTED OPERATION CODES answered
  * (vaai_opcodes_report.c).
  *
  * Input: the command (index into cmds[]), flags (bit 0: 4096-byte blocks;
@@ -26,6 +27,9 @@ static const struct {
 	{ WRITE_SAME_16, RANGE }, { VERIFY, RANGE }, { VERIFY_12, RANGE },
 	{ VERIFY_16, RANGE }, { SERVICE_ACTION_IN_16, LBA_ONLY },
 	{ UNMAP, LIST }, { EXTENDED_COPY, LIST }, { MAINTENANCE_IN, REPORT },
+	{ ORWRITE_16, RANGE }, { PRE_FETCH, RANGE }, { PRE_FETCH_16, RANGE },
+	{ WRITE_VERIFY, RANGE }, { WRITE_VERIFY_12, RANGE },
+	{ WRITE_VERIFY_16, RANGE },
 };
 
 /* Parameter data of REPORT SUPPORTED OPERATION CODES lands here. */
@@ -81,6 +85,15 @@ static enum vaai_cdb_err check(const u8 *cdb, const struct vaai_cdb_lun *lun,
 		return vaai_unmap_cdb_check(cdb, a);
 	case EXTENDED_COPY:
 		return vaai_xcopy_cdb_check(cdb, a);
+	case ORWRITE_16:
+		return vaai_orwrite_cdb_check(cdb, lun, a);
+	case WRITE_VERIFY:
+	case WRITE_VERIFY_12:
+	case WRITE_VERIFY_16:
+		return vaai_write_verify_cdb_check(cdb, lun, a);
+	case PRE_FETCH:
+	case PRE_FETCH_16:
+		return vaai_prefetch_cdb_check(cdb, lun, a);
 	default:
 		return vaai_verify_cdb_check(cdb, lun, a);
 	}
@@ -154,6 +167,21 @@ static void check_accepted(const u8 *cdb, const struct vaai_cdb_lun *lun,
 		FUZZ_ASSERT(!(cdb[1] & 0x01));
 		break;
 	case SERVICE_ACTION_IN_16:
+		break;
+	case ORWRITE_16:
+		FUZZ_ASSERT(!(cdb[1] & 0xf8) && a->nolb <= lun->hw_max_sectors);
+		FUZZ_ASSERT(a->size == a->nolb * lun->block_size);
+		break;
+	case WRITE_VERIFY:
+	case WRITE_VERIFY_12:
+	case WRITE_VERIFY_16:
+		FUZZ_ASSERT(!(cdb[1] & 0xfc) && a->nolb <= lun->hw_max_sectors);
+		FUZZ_ASSERT(a->size == a->nolb * lun->block_size);
+		break;
+	case PRE_FETCH:
+	case PRE_FETCH_16:
+		/* PREFETCH LENGTH 0 is made the blocks to the end */
+		FUZZ_ASSERT(a->nolb && !a->size);
 		break;
 	default:
 		FUZZ_ASSERT(bytchk != 2 && !(cdb[1] & 0xe0));

@@ -31,6 +31,9 @@ MAX_XFER = 1 << 20
 # CDB length by group code (SPC-4 4.2.5.1); 0 for the reserved groups.
 GROUP_LEN = (6, 10, 10, 0, 16, 12, 0, 0)
 DRIVER_SENSE = 0x08
+# PRE-FETCH (10) and (16) answer CONDITION MET when the blocks are cached.
+CONDITION_MET = 0x04
+PREFETCH = {0x34, 0x90}
 
 
 class Lun:
@@ -287,6 +290,8 @@ def check_answer(cmd, res):
     if res.host_status or res.driver_status & ~DRIVER_SENSE:
         return "transport error host_status=0x%x driver_status=0x%x" % (
             res.host_status, res.driver_status)
+    if res.status == CONDITION_MET and cmd.cdb[0] in PREFETCH:
+        return None
     if res.status == GOOD:
         if cmd.data_in_len and len(res.data) > cmd.data_in_len:
             return "more data than asked for"

@@ -24,20 +24,21 @@ def dpofua_bit(sg):
 
 
 def rw_cdb(opcode, b1, lba, n):
-    """READ/WRITE/WRITE AND VERIFY/VERIFY (10, 12, 16) with byte 1 = b1."""
+    """READ/WRITE/WRITE AND VERIFY/VERIFY (10, 12, 16) and ORWRITE (16)
+    with byte 1 = b1."""
     if opcode in (0x28, 0x2A, 0x2E, 0x2F):
         return struct.pack(">BBIBHB", opcode, b1, lba, 0, n, 0)
-    if opcode in (0xA8, 0xAA, 0xAF):
+    if opcode in (0xA8, 0xAA, 0xAE, 0xAF):
         return struct.pack(">BBIIBB", opcode, b1, lba, n, 0, 0)
     return struct.pack(">BBQIBB", opcode, b1, lba, n, 0, 0)
 
 
-# opcode: (bits it has, data-out or data-in)
+# opcode: (bits it has, data-out, data-in, or data-out OR-ed into the medium)
 COMMANDS = {
     0x28: (DPO | FUA, "in"), 0xA8: (DPO | FUA, "in"), 0x88: (DPO | FUA, "in"),
     0x2A: (DPO | FUA, "out"), 0xAA: (DPO | FUA, "out"), 0x8A: (DPO | FUA, "out"),
-    # LIO core takes bit 3 of WRITE AND VERIFY as FUA too
-    0x2E: (DPO | FUA, "out"), 0x8E: (DPO | FUA, "out"),
+    0x2E: (DPO, "out"), 0xAE: (DPO, "out"), 0x8E: (DPO, "out"),
+    0x8B: (DPO | FUA, "or"),
     0x2F: (DPO, None), 0xAF: (DPO, None), 0x8F: (DPO, None),
 }
 
@@ -47,7 +48,7 @@ def send(lun, opcode, b1, data):
     cdb = rw_cdb(opcode, b1, 16, 1)
     if way == "in":
         return sg_io(lun.sg, cdb, data_in_len=BS)
-    return sg_io(lun.sg, cdb, data_out=data if way == "out" else None)
+    return sg_io(lun.sg, cdb, data_out=data if way in ("out", "or") else None)
 
 
 def on_medium(lun, lba, n=1):
@@ -74,6 +75,8 @@ def test_dpo_fua_answered_as_mode_sense_says(lun, wce):
                 expect_good(res)
                 if way == "out":
                     assert on_medium(lun, 16) == data, hex(opcode)
+                if way == "or":
+                    assert on_medium(lun, 16) == bytes(a | b for a, b in zip(old, data))
             else:
                 expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
                 assert on_medium(lun, 16) == old, hex(opcode)

@@ -218,6 +218,107 @@ TEST(verify12_fields)
 	CHECK_EQ(a.size, 3 * 512);
 }
 
+TEST(write_verify_fields)
+{
+	u8 cdb[16];
+
+	cdb16(cdb, WRITE_VERIFY_16, 0x02, 936, 64);	/* BYTCHK 01b */
+	CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.size, 64 * 512);
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = WRITE_VERIFY_12;
+	put_unaligned_be32(990, &cdb[2]);
+	put_unaligned_be32(10, &cdb[6]);
+	CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.lba, 990);
+	CHECK_EQ(a.nolb, 10);
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = WRITE_VERIFY;
+	put_unaligned_be32(990, &cdb[2]);
+	put_unaligned_be16(11, &cdb[7]);
+	CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+	put_unaligned_be16(10, &cdb[7]);
+	CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.nolb, 10);
+}
+
+TEST(write_verify_refusals)
+{
+	static const u8 bad[] = { 0x04, 0x06, 0x08, 0x20, 0xe0 };
+	u8 cdb[16];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		cdb16(cdb, WRITE_VERIFY_16, bad[i], 0, 1);
+		CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun_dpofua, &a),
+			 VAAI_CDB_INVALID_FIELD);
+	}
+	cdb16(cdb, WRITE_VERIFY_16, 0x10, 0, 1);	/* DPO */
+	CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+	CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun_dpofua, &a), VAAI_CDB_OK);
+	cdb16(cdb, WRITE_VERIFY_16, 0, 0, 65);
+	CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, WRITE_VERIFY_16, 0, 1000, 0);
+	CHECK_EQ(vaai_write_verify_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+}
+
+TEST(orwrite_fields)
+{
+	u8 cdb[16];
+
+	cdb16(cdb, ORWRITE_16, 0x02, 936, 64);		/* FUA_NV ignored */
+	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.size, 64 * 512);
+	cdb16(cdb, ORWRITE_16, 0, 0, 65);		/* past hw_max_sectors */
+	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, ORWRITE_16, 0x20, 0, 1);		/* ORPROTECT */
+	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, ORWRITE_16, 0x08, 0, 1);		/* FUA */
+	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun_dpofua, &a), VAAI_CDB_OK);
+	cdb16(cdb, ORWRITE_16, 0, 999, 0);		/* no blocks: the LBA still */
+	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.size, 0);
+	cdb16(cdb, ORWRITE_16, 0, 1000, 0);
+	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+	cdb16(cdb, ORWRITE_16, 0, ~0ULL, 2);
+	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+}
+
+TEST(prefetch_ranges)
+{
+	u8 cdb[16];
+
+	cdb16(cdb, PRE_FETCH_16, 0x02, 990, 10);	/* IMMED */
+	CHECK_EQ(vaai_prefetch_cdb_check(cdb, &lun, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.lba, 990);
+	CHECK_EQ(a.nolb, 10);
+	CHECK_EQ(a.size, 0);
+	cdb16(cdb, PRE_FETCH_16, 0, 990, 11);
+	CHECK_EQ(vaai_prefetch_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+	cdb16(cdb, PRE_FETCH_16, 0, ~0ULL, 1);		/* LBA + 1 wraps */
+	CHECK_EQ(vaai_prefetch_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+	cdb16(cdb, PRE_FETCH_16, 0, 1ULL << 63, 1);
+	CHECK_EQ(vaai_prefetch_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+}
+
+TEST(prefetch_length_zero_is_to_the_end)
+{
+	u8 cdb[16];
+
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = PRE_FETCH;
+	put_unaligned_be32(400, &cdb[2]);
+	CHECK_EQ(vaai_prefetch_cdb_check(cdb, &lun, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.lba, 400);
+	CHECK_EQ(a.nolb, 600);
+	put_unaligned_be32(1000, &cdb[2]);
+	CHECK_EQ(vaai_prefetch_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+	put_unaligned_be32(999, &cdb[2]);
+	put_unaligned_be16(2, &cdb[7]);
+	CHECK_EQ(vaai_prefetch_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+}
+
 TEST(get_lba_status_fields)
 {
 	u8 cdb[16] = { SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS };
