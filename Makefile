@@ -120,7 +120,8 @@ test-guest: module
 test-libiscsi: module
 	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 1800 \
 		--log build/vm/libiscsi-console-$(KERNELRELEASE).log \
-		-- tests/vm/guest-test.sh tests/guest/test_libiscsi.py
+		-- tests/vm/guest-test.sh tests/guest/test_libiscsi.py \
+		--junitxml=build/vm/libiscsi-junit-$(KERNELRELEASE).xml
 
 test-cross:
 	for k in $(CROSS_KERNELS); do \
