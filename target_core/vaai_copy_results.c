@@ -68,6 +68,7 @@ void vaai_copy_status_init(struct vaai_copy_status *st,
 	if (sess && sess->se_node_acl)
 		strscpy(st->initiator, sess->se_node_acl->initiatorname,
 			sizeof(st->initiator));
+	st->isid = sess ? sess->sess_bin_isid : 0;
 	st->state = VAAI_COPY_RUNNING;
 }
 
@@ -81,12 +82,13 @@ static struct vaai_copy_status *vaai_copies_find(struct vaai_copies *cp,
 {
 	const char *initiator = sess && sess->se_node_acl ?
 				sess->se_node_acl->initiatorname : "";
+	u64 isid = sess ? sess->sess_bin_isid : 0;
 	struct vaai_copy_status *st;
 
 	list_for_each_entry(st, &cp->list, node)
 		if (st->sess == sess && st->list_id == list_id &&
 		    (st->sa != VAAI_SA_XCOPY_LID1) == token &&
-		    !strcmp(st->initiator, initiator))
+		    st->isid == isid && !strcmp(st->initiator, initiator))
 			return st;
 	return NULL;
 }

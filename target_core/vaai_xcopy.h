@@ -45,12 +45,13 @@ struct vaai_cscd {
 struct vaai_copy_status {
 	struct list_head node;
 	/*
-	 * The I_T nexus that sent it: the session, and its initiator's name,
-	 * so that a session allocated later at the same address by another
-	 * initiator does not see it.
+	 * The I_T nexus that sent it: the session, and its initiator port
+	 * (name and, over iSCSI, ISID), so that a session allocated later at
+	 * the same address for another initiator port does not see it.
 	 */
 	const struct se_session *sess;
 	char initiator[TRANSPORT_IQN_LEN];
+	u64 isid;
 	u8 sa;				/* VAAI_SA_*: LID1, or a token command */
 	u32 list_id;			/* 8 bits for LID1 */
 	bool listed;			/* has a list identifier */
