@@ -62,6 +62,8 @@ help:
 	@echo "make test-packages  install them in a Debian 12 root and a guest (root)"
 	@echo "make test-debug guest suites on a KASAN/lockdep/kmemleak/UBSAN kernel,"
 	@echo "                built once and cached (TESTS=... as for test-guest)"
+	@echo "make report-libiscsi  libiscsi's suite on ours and on LIO's fileio and"
+	@echo "                iblock in one boot of TEST_KERNEL; prints docs/testing.md's table"
 	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
 	@echo "make bench      benchmarks against upstream LIO on BENCH_KERNEL (Debian 12's"
 	@echo "                own), writes docs/benchmarks.md"
@@ -153,6 +155,15 @@ test-debug:
 	tests/vm/run.py --kernel-dir $$kdir --mem 4G --timeout $(DEBUG_TIMEOUT) \
 		--log build/vm/debug-console.log -- tests/vm/guest-test.sh $(TESTS)
 
+# libiscsi beside LIO (tests/guest/report_libiscsi.py): not a test, a table.
+report-libiscsi: deps
+	$(MAKE) module KERNELRELEASE=$(TEST_KERNEL)
+	tests/vm/run.py --kver $(TEST_KERNEL) --timeout 3600 \
+		--log build/vm/report-libiscsi-console.log \
+		-- tests/vm/guest-test.sh tests/guest/report_libiscsi.py \
+		--junitxml=build/vm/report-libiscsi-junit.xml
+	scripts/libiscsi-table.py $(TEST_KERNEL)
+
 demo: deps
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --log build/vm/demo-console.log \
@@ -188,4 +199,4 @@ serve: deps
 .PHONY: all module install clean help deps test test-host test-parsers test-guest \
 	test-libiscsi \
 	test-cross test-kernels modules-all deb test-packages test-upstream \
-	test-debug demo bench serve
+	test-debug report-libiscsi demo bench serve
