@@ -113,7 +113,7 @@ test-upstream:
 	docs/upstream/run-tests.sh -q
 
 test-guest: module
-	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 2400 \
+	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 3600 \
 		--log build/vm/test-console-$(KERNELRELEASE).log \
 		-- tests/vm/guest-test.sh $(TESTS)
 
