@@ -54,6 +54,20 @@ static void vaai_cdb_lba_len(const u8 *cdb, struct vaai_cdb_args *a)
 	}
 }
 
+/*
+ * The blocks a write-like command carries as data-out, bounded as a WRITE
+ * is by the maximum transfer length; 0 blocks is no error, but the LBA must
+ * exist.
+ */
+static enum vaai_cdb_err vaai_cdb_write_blocks(const struct vaai_cdb_lun *lun,
+					       struct vaai_cdb_args *a)
+{
+	if (a->nolb > lun->hw_max_sectors)
+		return VAAI_CDB_INVALID_FIELD;
+	a->size = a->nolb * lun->block_size;
+	return vaai_cdb_range(lun, a->lba, a->nolb ? a->nolb : 1);
+}
+
 /* COMPARE AND WRITE, SBC-4 5.3: 0 blocks is no error; LBA must exist. */
 enum vaai_cdb_err vaai_caw_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
 				     struct vaai_cdb_args *a)
@@ -151,10 +165,7 @@ enum vaai_cdb_err vaai_write_verify_cdb_check(const u8 *cdb,
 		return VAAI_CDB_INVALID_FIELD;
 	if ((cdb[1] & VAAI_DPO) && !lun->dpofua)
 		return VAAI_CDB_INVALID_FIELD;
-	if (a->nolb > lun->hw_max_sectors)
-		return VAAI_CDB_INVALID_FIELD;
-	a->size = a->nolb * lun->block_size;
-	return vaai_cdb_range(lun, a->lba, a->nolb ? a->nolb : 1);
+	return vaai_cdb_write_blocks(lun, a);
 }
 
 /*
@@ -172,10 +183,7 @@ enum vaai_cdb_err vaai_orwrite_cdb_check(const u8 *cdb,
 		return VAAI_CDB_INVALID_FIELD;
 	if ((cdb[1] & (VAAI_DPO | VAAI_FUA)) && !lun->dpofua)
 		return VAAI_CDB_INVALID_FIELD;
-	if (a->nolb > lun->hw_max_sectors)
-		return VAAI_CDB_INVALID_FIELD;
-	a->size = a->nolb * lun->block_size;
-	return vaai_cdb_range(lun, a->lba, a->nolb ? a->nolb : 1);
+	return vaai_cdb_write_blocks(lun, a);
 }
 
 /*
