@@ -50,8 +50,14 @@ static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 	/* A fabric that caps its scatterlists caps the transfer too. */
 	if (cmd->se_tfo->max_data_sg_nents)
 		mtl = cmd->se_tfo->max_data_sg_nents * PAGE_SIZE / da->block_size;
-	put_unaligned_be32(min_not_zero(mtl, da->hw_max_sectors), &buf[8]);
-	put_unaligned_be32(da->optimal_sectors, &buf[12]);
+	mtl = min_not_zero(mtl, da->hw_max_sectors);
+	put_unaligned_be32(mtl, &buf[8]);
+	/*
+	 * No more than the maximum (SBC-4 6.6.4): LIO core sets the optimum
+	 * once, in blocks of the size then; a larger block size or a fabric
+	 * that caps its scatterlists lowers the maximum under it.
+	 */
+	put_unaligned_be32(min(da->optimal_sectors, mtl), &buf[12]);
 	if (da->emulate_tpu) {
 		put_unaligned_be32(da->max_unmap_lba_count, &buf[20]);
 		put_unaligned_be32(da->max_unmap_block_desc_count, &buf[24]);

@@ -5,6 +5,8 @@ import re
 import pytest
 
 from conftest import sh
+from vaai import VaaiStorageObject
+from vaai.export import export_loopback, find_disk, unexport
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
@@ -43,6 +45,26 @@ def test_block_limits_suit_vmfs6(make_lun, block_size):
     # 1 Mi blocks: at least 512 MiB, VMFS-6's 1 MiB units by the hundred
     assert field(out, "Maximum unmap LBA count") == 1 << 20
     assert field(out, "Maximum write same length") * block_size >= 1 << 30
+
+
+def test_optimal_transfer_length_never_above_maximum(tmp_path):
+    """LIO core sets optimal_sectors once, in 512-byte blocks; a block size
+    raised straight through configfs (rtslib's layer lowers it, a raw write
+    does not) must not leave OPTIMAL TRANSFER LENGTH above the maximum."""
+    so = VaaiStorageObject("otl", path=str(tmp_path / "otl"), size=16 * MiB)
+    try:
+        with open(so.path + "/attrib/block_size", "w") as f:
+            f.write("4096")
+        export_loopback(so)
+        out = sh("sg_vpd", "-p", "bl", find_disk(so, "tcm_loopback"))
+        mtl = field(out, "Maximum transfer length")
+        assert mtl == (8 * MiB) // 4096
+        # not field(): "Optimal transfer length granularity" comes first
+        otl = int(re.search(r"Optimal transfer length: *(\d+)", out).group(1))
+        assert 1 <= otl <= mtl, out
+    finally:
+        unexport(so)
+        so.delete()
 
 
 def test_tpu_and_tpws_off_turn_provisioning_off(lun):
