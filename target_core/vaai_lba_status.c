@@ -4,7 +4,8 @@
  *
  * One LBA status descriptor per extent from the starting LBA on, as the
  * store knows it: a file knows its holes (SEEK_DATA/SEEK_HOLE); a block
- * device does not, and reports "mapped or unknown" (status 0h).
+ * device does not, and reports "mapped or unknown" (status 0h); nor does a
+ * fully provisioned LUN, whose every block is mapped.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +22,19 @@ static loff_t vaai_lbas_map(void *ctx, loff_t pos, loff_t len, bool *mapped)
 	return vdev->store->map_status(vdev, pos, len, mapped);
 }
 
+/*
+ * A fully provisioned LUN (LBPME 0) has every LBA mapped (SBC-4 4.7.2),
+ * whatever holes a sparse backing file has: they are its business, and
+ * reporting them would tell a host that blocks are deallocated on a LUN
+ * that says it never deallocates.
+ */
+static loff_t vaai_lbas_all_mapped(void *ctx, loff_t pos, loff_t len,
+				   bool *mapped)
+{
+	*mapped = true;
+	return len;
+}
+
 static void vaai_lbas_work(struct vaai_io *io)
 {
 	struct se_cmd *cmd = io->cmd;
@@ -30,6 +44,8 @@ static void vaai_lbas_work(struct vaai_io *io)
 		.block_size = cmd->se_dev->dev_attrib.block_size,
 		.alloc_len = io->len,
 	};
+	const struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
+	bool thin = da->emulate_tpu || da->emulate_tpws;
 	u32 len;
 	u8 *buf;
 	int ret;
@@ -41,7 +57,8 @@ static void vaai_lbas_work(struct vaai_io *io)
 		vaai_io_done(io, -ENOMEM);
 		return;
 	}
-	ret = vaai_lbas_reply_build(&req, buf, vaai_lbas_map, io->vdev, &len);
+	ret = vaai_lbas_reply_build(&req, buf, thin ? vaai_lbas_map :
+				    vaai_lbas_all_mapped, io->vdev, &len);
 	if (!ret)
 		sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents, buf, len);
 	kfree(buf);

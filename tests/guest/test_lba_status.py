@@ -34,6 +34,24 @@ def test_file_lun_reports_holes_and_data(make_lun, store):
     assert descs[1] == (3072, 1024, MAPPED)
 
 
+def test_fully_provisioned_lun_reports_every_block_mapped(make_lun, store):
+    """LBPME 0 (SBC-4 4.7.2): the sparse backing file's holes stay hidden."""
+    lun = make_lun(size=16 * MiB)
+    expect_good(write_blocks(lun.sg, 2048, os.urandom(MiB), 512))
+    lun.so.set_attribute("emulate_tpu", 0)
+    lun.so.set_attribute("emulate_tpws", 0)
+    try:
+        descs, _ = get_lba_status(lun.sg, 0)
+        assert descs == [(0, lun.nr_blocks, MAPPED)]
+        descs, _ = get_lba_status(lun.sg, 4096)
+        assert descs == [(4096, lun.nr_blocks - 4096, MAPPED)]
+    finally:
+        lun.so.set_attribute("emulate_tpu", 1)
+    if store == "file":         # thin again: the holes show
+        descs, _ = get_lba_status(lun.sg, 0)
+        assert descs[0] == (0, 2048, DEALLOCATED)
+
+
 def test_zeroing_with_unmap_shows_as_deallocated(make_lun, store):
     lun = make_lun(size=8 * MiB)
     if store == "bdev":
