@@ -91,6 +91,7 @@ u32 vaai_sense_build(u8 *buf, u32 size, bool desc, u8 key, u8 asc, u8 ascq);
 u32 vaai_sense_build_fault(u8 *buf, u32 size, bool desc,
 			   const struct vaai_fault *f);
 u32 vaai_sense_set_info(u8 *buf, u32 size, u64 info);
+u32 vaai_sense_set_csi(u8 *buf, u32 size, u64 csi);
 
 /* vaai_unmap_list.c: the UNMAP parameter list, SBC-4 5.32.2 */
 #define VAAI_UNMAP_HDR_LEN		8

@@ -14,6 +14,7 @@
 #define VAAI_SENSE_VALID		0x80	/* fixed format byte 0 */
 /* Descriptor types, SPC-4 table 29. */
 #define VAAI_SENSE_DESC_INFO		0x00
+#define VAAI_SENSE_DESC_CSI		0x01
 #define VAAI_SENSE_DESC_SKS		0x02
 /* Sense-key specific bytes, SPC-4 4.5.2.4.2 (field pointer). */
 #define VAAI_SKS_SKSV			0x80
@@ -83,6 +84,37 @@ u32 vaai_sense_build_fault(u8 *buf, u32 size, bool desc,
 }
 
 /*
+ * Append an information (00h) or command-specific information (01h)
+ * descriptor, the same 12-byte layout (SPC-4 4.5.2.2, 4.5.2.3), to
+ * descriptor-format sense data.  The new length, or 0 if it does not fit.
+ */
+static u32 vaai_sense_add_desc8(u8 *buf, u32 size, u8 type, u8 flags, u64 val)
+{
+	u32 len;
+	u8 *d;
+
+	len = VAAI_SENSE_DESC_LEN + buf[7];
+	if (buf[0] != VAAI_SENSE_CURRENT_DESC ||
+	    buf[7] > U8_MAX - VAAI_SENSE_INFO_DESC_LEN ||
+	    size < len + VAAI_SENSE_INFO_DESC_LEN)
+		return 0;
+	d = &buf[len];
+	d[0] = type;
+	d[1] = VAAI_SENSE_INFO_DESC_LEN - 2;
+	d[2] = flags;
+	d[3] = 0;
+	put_unaligned_be64(val, &d[4]);
+	buf[7] += VAAI_SENSE_INFO_DESC_LEN;
+	return len + VAAI_SENSE_INFO_DESC_LEN;
+}
+
+static bool vaai_sense_is_fixed(const u8 *buf, u32 size)
+{
+	return size >= VAAI_SENSE_FIXED_LEN &&
+	       (buf[0] & ~VAAI_SENSE_VALID) == VAAI_SENSE_CURRENT_FIXED;
+}
+
+/*
  * Set INFORMATION in sense data built above: fixed format keeps its low 32
  * bits and says VALID only if they are all of it (SPC-4 4.5.3); descriptor
  * format appends an information descriptor (SPC-4 4.5.2.2).  The new
@@ -90,15 +122,9 @@ u32 vaai_sense_build_fault(u8 *buf, u32 size, bool desc,
  */
 u32 vaai_sense_set_info(u8 *buf, u32 size, u64 info)
 {
-	u32 len;
-	u8 *d;
-
 	if (size < VAAI_SENSE_DESC_LEN)
 		return 0;
-	if (buf[0] == VAAI_SENSE_CURRENT_FIXED ||
-	    buf[0] == (VAAI_SENSE_CURRENT_FIXED | VAAI_SENSE_VALID)) {
-		if (size < VAAI_SENSE_FIXED_LEN)
-			return 0;
+	if (vaai_sense_is_fixed(buf, size)) {
 		if (info <= U32_MAX)
 			buf[0] |= VAAI_SENSE_VALID;
 		else
@@ -106,17 +132,22 @@ u32 vaai_sense_set_info(u8 *buf, u32 size, u64 info)
 		put_unaligned_be32((u32)info, &buf[3]);
 		return VAAI_SENSE_FIXED_LEN;
 	}
-	len = VAAI_SENSE_DESC_LEN + buf[7];
-	if (buf[0] != VAAI_SENSE_CURRENT_DESC ||
-	    buf[7] > U8_MAX - VAAI_SENSE_INFO_DESC_LEN ||
-	    size < len + VAAI_SENSE_INFO_DESC_LEN)
+	return vaai_sense_add_desc8(buf, size, VAAI_SENSE_DESC_INFO,
+				    VAAI_SENSE_VALID, info);
+}
+
+/*
+ * Set COMMAND-SPECIFIC INFORMATION (fixed format bytes 8-11, which hold
+ * its low 32 bits; descriptor format: a descriptor of its own), as
+ * EXTENDED COPY reports the segment it stopped in.  The new length, or 0.
+ */
+u32 vaai_sense_set_csi(u8 *buf, u32 size, u64 csi)
+{
+	if (size < VAAI_SENSE_DESC_LEN)
 		return 0;
-	d = &buf[len];
-	d[0] = VAAI_SENSE_DESC_INFO;
-	d[1] = VAAI_SENSE_INFO_DESC_LEN - 2;
-	d[2] = VAAI_SENSE_VALID;
-	d[3] = 0;
-	put_unaligned_be64(info, &d[4]);
-	buf[7] += VAAI_SENSE_INFO_DESC_LEN;
-	return len + VAAI_SENSE_INFO_DESC_LEN;
+	if (vaai_sense_is_fixed(buf, size)) {
+		put_unaligned_be32((u32)csi, &buf[8]);
+		return VAAI_SENSE_FIXED_LEN;
+	}
+	return vaai_sense_add_desc8(buf, size, VAAI_SENSE_DESC_CSI, 0, csi);
 }

@@ -145,3 +145,33 @@ TEST(sense_descriptor_information_needs_room)
 	CHECK_EQ(buf[7], 0);
 	CHECK_EQ(vaai_sense_set_info(buf, 20, 7), 20);
 }
+
+TEST(sense_fixed_command_specific_information)
+{
+	u8 buf[SENSE_BUF] = {};
+
+	vaai_sense_build(buf, sizeof(buf), false, COPY_ABORTED, 0x0d, 0x02);
+	CHECK_EQ(vaai_sense_set_csi(buf, sizeof(buf), 3), 18);
+	CHECK_EQ(get_unaligned_be32(&buf[8]), 3);
+	CHECK_EQ(buf[0], 0x70);			/* INFORMATION not made valid */
+	CHECK_EQ(buf[7], 10);
+	CHECK_EQ(buf[12], 0x0d);
+	CHECK_EQ(buf[13], 0x02);
+}
+
+TEST(sense_descriptor_info_then_command_specific_information)
+{
+	static const u8 want[32] = {
+		0x72, COPY_ABORTED, 0x0d, 0x04, 0, 0, 0, 24,
+		0x00, 0x0a, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0x40,
+		0x01, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0x02,
+	};
+	u8 buf[SENSE_BUF] = {};
+
+	vaai_sense_build(buf, sizeof(buf), true, COPY_ABORTED, 0x0d, 0x04);
+	CHECK_EQ(vaai_sense_set_info(buf, sizeof(buf), 0x40), 20);
+	CHECK_EQ(vaai_sense_set_csi(buf, sizeof(buf), 2), 32);
+	CHECK(bytes_eq(buf, want, sizeof(want)));
+	CHECK_EQ(vaai_sense_set_csi(buf, 43, 2), 0);	/* no room for a third */
+	CHECK_EQ(buf[7], 24);
+}
