@@ -414,6 +414,7 @@ static inline int vaai_dev_sync_if_write_through(struct vaai_dev *vdev,
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write);
 void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq);
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset);
+void vaai_cmd_complete_sense_data(struct se_cmd *cmd, u8 *buf);
 void vaai_cmd_complete_info(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
 			    u64 info);
 u8 vaai_copy_errno_sense(int err, u8 *key, u8 *asc, u8 *ascq);

@@ -130,21 +130,36 @@ out:
 }
 
 /*
- * The copy ended with this SAM status (and sense, for CHECK CONDITION, with
- * INFORMATION where info is given); st belongs to the list now, or is freed.
+ * The sense a copy that ended in CHECK CONDITION is answered with, in buf
+ * (TRANSPORT_SENSE_BUFFER bytes): INFORMATION where info is given, and for
+ * an EXTENDED COPY that failed while copying, COMMAND-SPECIFIC INFORMATION
+ * set to the segments it completed, which is the number of the one that
+ * failed (SPC-4 6.4.1; RECEIVE COPY RESULTS' SEGMENTS PROCESSED says the
+ * same).  Its length.
  */
+static u8 vaai_copy_sense(struct se_device *dev, const struct vaai_copy_status *st,
+			  u8 *buf, u8 key, u8 asc, u8 ascq, const u64 *info)
+{
+	u8 len = vaai_sense_fill(dev, buf, key, asc, ascq);
+
+	if (info)
+		len = vaai_sense_set_info(buf, TRANSPORT_SENSE_BUFFER, *info) ?: len;
+	if (st->sa == VAAI_SA_XCOPY_LID1)
+		len = vaai_sense_set_csi(buf, TRANSPORT_SENSE_BUFFER,
+					 READ_ONCE(st->segs_done)) ?: len;
+	return len;
+}
+
+/* The copy ended: st belongs to the list now, or is freed. */
 static void vaai_copy_status_end(struct vaai_dev *vdev,
 				 struct vaai_copy_status *st, u8 status,
-				 u8 key, u8 asc, u8 ascq, const u64 *info)
+				 const u8 *sense, u8 sense_len)
 {
 	struct vaai_copies *cp = &vdev->copies;
 
 	st->scsi_status = status;
-	if (status == SAM_STAT_CHECK_CONDITION)
-		st->sense_len = vaai_sense_fill(&vdev->dev, st->sense, key, asc, ascq);
-	if (status == SAM_STAT_CHECK_CONDITION && info)
-		st->sense_len = vaai_sense_set_info(st->sense, sizeof(st->sense),
-						    *info) ?: st->sense_len;
+	memcpy(st->sense, sense, sense_len);
+	st->sense_len = sense_len;
 	if (!st->listed) {
 		vaai_copy_status_free(st);
 		return;
@@ -165,14 +180,16 @@ void vaai_copy_status_answer(struct se_cmd *cmd, struct vaai_copy_status *st,
 			     u8 status, u8 key, u8 asc, u8 ascq,
 			     const u64 *info)
 {
-	vaai_copy_status_end(to_vaai_dev(cmd->se_dev), st, status, key, asc,
-			     ascq, info);
+	u8 sense[TRANSPORT_SENSE_BUFFER] = {};
+	u8 len = 0;
+
+	if (status == SAM_STAT_CHECK_CONDITION)
+		len = vaai_copy_sense(cmd->se_dev, st, sense, key, asc, ascq, info);
+	vaai_copy_status_end(to_vaai_dev(cmd->se_dev), st, status, sense, len);
 	if (status != SAM_STAT_CHECK_CONDITION)
 		target_complete_cmd(cmd, status);
-	else if (info)
-		vaai_cmd_complete_info(cmd, key, asc, ascq, *info);
 	else
-		vaai_cmd_complete_check(cmd, key, asc, ascq, -1, -1);
+		vaai_cmd_complete_sense_data(cmd, sense);
 }
 
 /*

@@ -73,7 +73,8 @@ u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq)
 				vaai_sense_desc_format(dev), key, asc, ascq);
 }
 
-static void vaai_cmd_complete_sense_data(struct se_cmd *cmd, u8 *buf)
+/* CHECK CONDITION with sense data built in buf (TRANSPORT_SENSE_BUFFER). */
+void vaai_cmd_complete_sense_data(struct se_cmd *cmd, u8 *buf)
 {
 	transport_copy_sense_to_cmd(cmd, buf);
 	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);

@@ -22,6 +22,7 @@ class Sense:
     ascq: int
     info: int = None        # INFORMATION, when VALID (fixed) or present (descriptor)
     sks: bytes = b""        # sense-key specific bytes, when SKSV is set
+    csi: int = None         # COMMAND-SPECIFIC INFORMATION (fixed: always there)
 
     def __str__(self):
         return "key=0x%x asc=0x%02x ascq=0x%02x info=%s" % (
@@ -54,8 +55,9 @@ def decode_sense(b):
     if code in (0x70, 0x71):
         info = struct.unpack(">I", b[3:7])[0] if b[0] & 0x80 else None
         sks = bytes(b[15:18]) if len(b) >= 18 and b[15] & 0x80 else b""
+        csi = struct.unpack(">I", b[8:12])[0] if len(b) >= 12 else None
         return Sense(b[2] & 0xF, b[12] if len(b) > 12 else 0,
-                     b[13] if len(b) > 13 else 0, info, sks)
+                     b[13] if len(b) > 13 else 0, info, sks, csi)
     if code in (0x72, 0x73):
         s = Sense(b[1] & 0xF, b[2], b[3])
         pos, end = 8, 8 + b[7]
@@ -63,6 +65,8 @@ def decode_sense(b):
             dtype, dlen = b[pos], b[pos + 1]
             if dtype == 0x00 and dlen >= 0x0A:
                 s.info = struct.unpack(">Q", b[pos + 4:pos + 12])[0]
+            elif dtype == 0x01 and dlen >= 0x0A:
+                s.csi = struct.unpack(">Q", b[pos + 4:pos + 12])[0]
             elif dtype == 0x02 and dlen >= 6 and b[pos + 4] & 0x80:
                 s.sks = bytes(b[pos + 4:pos + 7])
             pos += 2 + dlen

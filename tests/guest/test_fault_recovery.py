@@ -63,8 +63,10 @@ def every_primitive_fails(sg, write_cache=False):
     expect_sense(compare_and_write(sg, 0, bytes(BS), bytes(BS), BS),
                  MEDIUM_ERROR, *READ_ERROR)
     naa = naa_of(sg)
-    params = xcopy_list([cscd_e4(naa, BS)], [seg_b2b(0, 0, 128, 0, 4096)])
-    expect_sense(xcopy(sg, params), COPY_ABORTED, *THIRD_PARTY_DEVICE_FAILURE)
+    params = xcopy_list([cscd_e4(naa, BS)], [seg_b2b(0, 0, 0, 0, 4096),
+                                             seg_b2b(0, 0, 128, 0, 4096)])
+    s = expect_sense(xcopy(sg, params), COPY_ABORTED, *THIRD_PARTY_DEVICE_FAILURE)
+    assert s.csi == 1               # the first, empty segment completed
 
 
 @pytest.mark.parametrize("write_cache", [False, True], ids=["wc-off", "wc-on"])

@@ -365,8 +365,10 @@ def test_out_of_space_mid_copy_is_space_allocation_failed(make_lun, small_fs):
     try:
         disk = export_beside(so, a)
         res = xcopy(a.sg, xcopy_list([cscd(a), cscd_e4(naa_of(sg_of(disk)), 512)],
-                                     [seg_b2b(0, 1, 32768, 0, 0)]))
-        expect_sense(res, DATA_PROTECT, 0x27, 0x07)
+                                     [seg_b2b(0, 1, 64, 0, 0),
+                                      seg_b2b(0, 1, 32768, 0, 64)]))
+        s = expect_sense(res, DATA_PROTECT, 0x27, 0x07)
+        assert s.csi == 1           # SPC-4 6.4.1: the segment it stopped in
         assert stat(a, "clone_failed") == 1
     finally:
         a.fabric.unexport(so, disk)
