@@ -13,7 +13,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/log2.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <scsi/scsi_proto.h>
 #include <target/target_core_fabric.h>
 
@@ -88,6 +90,15 @@ static sense_reason_t vaai_vpd_lbp_execute(struct se_cmd *cmd)
 		buf[5] |= VAAI_LBP_LBPRZ_ZEROS;
 	if (da->emulate_tpu || da->emulate_tpws)
 		buf[6] = VAAI_LBP_THIN;
+	/*
+	 * THRESHOLD EXPONENT: nonzero says the LUN has provisioning thresholds,
+	 * and a file store has the soft threshold (vaai_threshold.c), whose
+	 * unit attention a host must not get from a LUN that says it has none.
+	 * Sets of 1 MiB; the threshold itself is set in configfs, as there is
+	 * no Logical Block Provisioning mode page (MODE SENSE is LIO core's).
+	 */
+	if (buf[6] == VAAI_LBP_THIN && to_vaai_dev(cmd->se_dev)->store == &vaai_file_ops)
+		buf[4] = ilog2(SZ_1M / da->block_size);
 
 	vaai_cmd_complete_data(cmd, buf, sizeof(buf));
 	return TCM_NO_SENSE;

@@ -47,6 +47,20 @@ def test_block_limits_suit_vmfs6(make_lun, block_size):
     assert field(out, "Maximum write same length") * block_size >= 1 << 30
 
 
+@pytest.mark.parametrize("block_size", [512, 4096])
+def test_threshold_exponent_says_the_file_store_has_a_threshold(make_lun, store,
+                                                                block_size):
+    """THRESHOLD EXPONENT 0 would say there are no thresholds, yet a file
+    store raises the soft threshold's unit attention (SBC-4 6.6.6)."""
+    lun = make_lun(block_size=block_size)
+    out = sh("sg_vpd", "-p", "lbpv", lun.disk)
+    want = (MiB // block_size).bit_length() - 1 if store != "bdev" else 0
+    assert field(out, "Threshold exponent") == want
+    lun.so.set_attribute("emulate_tpu", "0")
+    lun.so.set_attribute("emulate_tpws", "0")
+    assert field(sh("sg_vpd", "-p", "lbpv", lun.disk), "Threshold exponent") == 0
+
+
 def test_optimal_transfer_length_never_above_maximum(tmp_path):
     """LIO core sets optimal_sectors once, in 512-byte blocks; a block size
     raised straight through configfs (rtslib's layer lowers it, a raw write
