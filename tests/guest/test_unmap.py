@@ -2,6 +2,7 @@
 list refused whole."""
 import os
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -84,6 +85,30 @@ def test_one_bad_descriptor_refuses_the_whole_list(lun, case):
     assert int.from_bytes(s.sks[1:3], "big") == field
     assert read_all(lun, 4 * MiB) == data, "something was unmapped"
     assert stat(lun, "unmap_failed") == failed + 1
+
+
+def test_many_concurrent_refused_unmaps(lun):
+    """Review finding 1 of issue 27: a refused UNMAP was completed while its
+    parameter list was still mapped, and unmapped afterwards, on a command
+    the fabric may have reused.  Eight senders at once over tcm_loop, lists
+    of two pages (mapped with vmap), each refused by its last descriptor:
+    every answer is the refusal and nothing is unmapped.  Under `make
+    test-debug` KASAN sees any touch of a completed command."""
+    data = fill(lun, MiB)
+    good = [(i * 8, 8) for i in range(255)]
+    lists = [good + [(lun.last_lba, 2)], good + [(2**64 - 8, 16)]]
+    failed = stat(lun, "unmap_failed")
+
+    def sender(n):
+        for i in range(50):
+            expect_sense(unmap(lun.sg, lists[(n + i) % 2]), ILLEGAL_REQUEST,
+                         *LBA_OUT_OF_RANGE)
+
+    with ThreadPoolExecutor(8) as pool:
+        for f in [pool.submit(sender, n) for n in range(8)]:
+            f.result()
+    assert stat(lun, "unmap_failed") == failed + 8 * 50
+    assert read_all(lun, MiB) == data, "something was unmapped"
 
 
 def test_more_descriptors_than_the_maximum_is_refused(lun):
