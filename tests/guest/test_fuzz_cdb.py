@@ -1,7 +1,7 @@
 """Random and mutated CDBs and parameter lists against a vaai LUN for a
 bounded time (VAAI_FUZZ_SECONDS per store, 40 by default; VAAI_FUZZ_SEED
-repeats a run).  Every answer is GOOD or CHECK CONDITION with well-formed
-sense of an expected key (cdbfuzz.check_answer), the kernel log stays free
+repeats a run).  Every answer is GOOD, CONDITION MET (PRE-FETCH) or CHECK
+CONDITION with well-formed sense of an expected key (cdbfuzz.check_answer), the kernel log stays free
 of warnings, and what no command may reach is unchanged: a LUN beside the
 fuzzed one in its I_T nexus, a LUN in another target whose NAA the fuzzer
 does use in EXTENDED COPY, and the size of the fuzzed LUN's backing file.
@@ -82,9 +82,10 @@ def fuzz(lun, gen, deadline, summary):
         why = cdbfuzz.check_answer(cmd, res)
         assert why is None, "%s: %s\n  answer: %s" % (why, cmd, res)
         if res.status:
-            s = res.decoded()
-            summary["answers"]["%x/%02x/%02x" % (s.key, s.asc, s.ascq)] += 1
-            if s.key == 0x06:
+            s = res.decoded()       # CONDITION MET, BUSY and the like: none
+            summary["answers"]["%x/%02x/%02x" % (s.key, s.asc, s.ascq) if s
+                               else "status 0x%02x" % res.status] += 1
+            if s and s.key == 0x06:
                 clear_unit_attention(lun.sg)
         else:
             summary["answers"]["GOOD"] += 1
