@@ -4,9 +4,10 @@
  * offset (vaai_diff.c).
  *
  * Input: key, ASC, ASCQ, flags (bit 0: descriptor format; bit 1: C/D;
- * bit 2: a field pointer; bit 3: a bit pointer), field byte (be16), bit,
- * buffer size, INFORMATION (be64), then two equal halves of data to
- * compare.  Sense is built into a buffer of exactly that size.
+ * bit 2: a field pointer; bit 3: a bit pointer; bit 4: COMMAND-SPECIFIC
+ * INFORMATION too), field byte (be16), bit, buffer size, INFORMATION
+ * (be64), COMMAND-SPECIFIC INFORMATION (be64), then two equal halves of
+ * data to compare.  Sense is built into a buffer of exactly that size.
  */
 #include "fuzz.h"
 
@@ -44,6 +45,27 @@ static void check_info(u8 *buf, u32 size, u32 len, bool desc, u64 info)
 	FUZZ_ASSERT(get_unaligned_be64(&buf[len + 4]) == info);
 }
 
+/* COMMAND-SPECIFIC INFORMATION after it: fixed bytes 8-11, or a descriptor. */
+static void check_csi(u8 *buf, u32 size, bool desc, u64 csi)
+{
+	u32 len = desc ? 8u + buf[7] : VAAI_SENSE_FIXED_LEN;
+	u32 n = vaai_sense_set_csi(buf, size, csi);
+
+	if (!n) {
+		FUZZ_ASSERT(desc && (size < len + 12 || buf[7] > 255 - 12));
+		FUZZ_ASSERT(len == 8u + buf[7]);	/* unchanged */
+		return;
+	}
+	FUZZ_ASSERT(n <= size);
+	if (!desc) {
+		FUZZ_ASSERT(n == len && get_unaligned_be32(&buf[8]) == (u32)csi);
+		return;
+	}
+	FUZZ_ASSERT(n == len + 12 && n == 8u + buf[7]);
+	FUZZ_ASSERT(buf[len] == 1 && buf[len + 1] == 10 && buf[len + 2] == 0);
+	FUZZ_ASSERT(get_unaligned_be64(&buf[len + 4]) == csi);
+}
+
 static void check_diff(const u8 *a, const u8 *b, size_t n)
 {
 	size_t k = vaai_diff_bytes(a, b, n);
@@ -77,6 +99,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		if (f.byte >= 0 && desc)
 			FUZZ_ASSERT(len == 16 && buf[8] == 2 && buf[9] == 6);
 		check_info(buf, bufsize, len, desc, fuzz_take(&in, 8));
+		if (flags & 0x10)
+			check_csi(buf, bufsize, desc, fuzz_take(&in, 8));
 	} else {
 		FUZZ_ASSERT(bufsize < (desc ? (f.byte >= 0 ? 16u : 8u) : 18u));
 	}
