@@ -6,12 +6,6 @@
  */
 #include "vaai_parse.h"
 
-/* CDB byte 1 of COMPARE AND WRITE and WRITE SAME (10) and (16) */
-#define VAAI_WRPROTECT		0xe0
-/* CDB byte 1 of COMPARE AND WRITE (both) and VERIFY (DPO) */
-#define VAAI_DPO		0x10
-#define VAAI_FUA		0x08
-
 /* WRITE SAME CDB byte 1 */
 #define VAAI_WS_NDOB		0x01	/* WRITE SAME (16) only */
 #define VAAI_WS_LBDATA		0x02	/* obsolete */
@@ -166,6 +160,48 @@ enum vaai_cdb_err vaai_write_verify_cdb_check(const u8 *cdb,
 	if ((cdb[1] & VAAI_DPO) && !lun->dpofua)
 		return VAAI_CDB_INVALID_FIELD;
 	return vaai_cdb_write_blocks(lun, a);
+}
+
+/*
+ * WRITE ATOMIC (16) (SBC-4 5.48): written whole or not at all.  The LBAs
+ * are checked first, as for any write; then the atomic limits: the LBA a
+ * multiple of the alignment, the length of the granularity, at most the
+ * maximum, and no ATOMIC BOUNDARY (we report no boundary sizes).  0 blocks
+ * is no error.  With atomic_max 0 the command is not supported: the
+ * caller does not get here.  A store whose untorn writes may not cross a boundary
+ * (lun->atomic_boundary) refuses a write that would.
+ */
+enum vaai_cdb_err vaai_write_atomic_cdb_check(const u8 *cdb,
+					      const struct vaai_cdb_lun *lun,
+					      struct vaai_cdb_args *a)
+{
+	enum vaai_cdb_err err;
+	u64 last;
+
+	a->lba = get_unaligned_be64(&cdb[2]);
+	a->nolb = get_unaligned_be16(&cdb[12]);
+	a->size = a->nolb * lun->block_size;
+	/* No protection information: WRPROTECT must be 0. */
+	if (cdb[1] & VAAI_WRPROTECT)
+		return VAAI_CDB_INVALID_FIELD;
+	if ((cdb[1] & (VAAI_DPO | VAAI_FUA)) && !lun->dpofua)
+		return VAAI_CDB_INVALID_FIELD;
+	err = vaai_cdb_range(lun, a->lba, a->nolb ? a->nolb : 1);
+	if (err)
+		return err;
+	if (get_unaligned_be16(&cdb[10]) || a->nolb > lun->atomic_max)
+		return VAAI_CDB_INVALID_FIELD;
+	/* the limits are powers of two (block layer units over a block size) */
+	if (a->nolb & (lun->atomic_gran - 1))
+		return VAAI_CDB_INVALID_FIELD;
+	if (a->lba & (lun->atomic_align - 1))
+		return VAAI_CDB_INVALID_FIELD;
+	if (lun->atomic_boundary && a->nolb) {
+		last = a->lba + a->nolb - 1;
+		if ((a->lba ^ last) & ~((u64)lun->atomic_boundary - 1))
+			return VAAI_CDB_INVALID_FIELD;
+	}
+	return VAAI_CDB_OK;
 }
 
 /*

@@ -32,6 +32,9 @@
 #ifndef PRE_FETCH_16
 #define PRE_FETCH_16			0x90
 #endif
+#ifndef WRITE_ATOMIC_16
+#define WRITE_ATOMIC_16			0x9c
+#endif
 #ifndef ORWRITE_16
 #define ORWRITE_16			0x8b
 #endif
@@ -276,7 +279,17 @@ struct vaai_cdb_lun {
 	u32 hw_max_sectors;		/* blocks */
 	bool tpws;			/* WRITE SAME with UNMAP enabled */
 	bool dpofua;			/* DPO and FUA bits accepted */
+	/* WRITE ATOMIC (16), in blocks, powers of two; atomic_max 0: none */
+	u32 atomic_max;			/* MAXIMUM ATOMIC TRANSFER LENGTH */
+	u32 atomic_align;		/* ATOMIC ALIGNMENT */
+	u32 atomic_gran;		/* ATOMIC TRANSFER LENGTH GRANULARITY */
+	u32 atomic_boundary;		/* none may cross a multiple of it; 0: none */
 };
+
+/* CDB byte 1 of the writes, COMPARE AND WRITE, WRITE SAME and VERIFY */
+#define VAAI_WRPROTECT			0xe0
+#define VAAI_DPO			0x10
+#define VAAI_FUA			0x08
 
 /* A CDB's fields once they pass. */
 struct vaai_cdb_args {
@@ -290,6 +303,9 @@ struct vaai_cdb_args {
 #define VAAI_BYTCHK_ALL			0x1	/* the blocks to compare */
 #define VAAI_BYTCHK_ONE_BLOCK		0x3	/* one block, for all */
 
+typedef enum vaai_cdb_err (*vaai_cdb_check_t)(const u8 *cdb,
+					      const struct vaai_cdb_lun *lun,
+					      struct vaai_cdb_args *a);
 enum vaai_cdb_err vaai_caw_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
 				     struct vaai_cdb_args *a);
 enum vaai_cdb_err vaai_ws_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lun,
@@ -297,6 +313,9 @@ enum vaai_cdb_err vaai_ws_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *lu
 enum vaai_cdb_err vaai_verify_cdb_check(const u8 *cdb,
 					const struct vaai_cdb_lun *lun,
 					struct vaai_cdb_args *a);
+enum vaai_cdb_err vaai_write_atomic_cdb_check(const u8 *cdb,
+					      const struct vaai_cdb_lun *lun,
+					      struct vaai_cdb_args *a);
 enum vaai_cdb_err vaai_write_verify_cdb_check(const u8 *cdb,
 					      const struct vaai_cdb_lun *lun,
 					      struct vaai_cdb_args *a);
@@ -351,6 +370,7 @@ int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
 #define VAAI_OPC_ALUA			BIT(4)	/* explicit ALUA on the port group */
 #define VAAI_OPC_REFERRALS		BIT(5)	/* an LBA map is configured */
 #define VAAI_OPC_DPOFUA			BIT(6)	/* DPO and FUA bits accepted */
+#define VAAI_OPC_ATOMIC			BIT(7)	/* WRITE ATOMIC (16): untorn writes */
 
 /* Where parameter data goes: alloc_len bytes, put at byte offsets. */
 struct vaai_opcodes_out {

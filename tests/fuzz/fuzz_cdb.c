@@ -29,7 +29,7 @@ static const struct {
 	{ UNMAP, LIST }, { EXTENDED_COPY, LIST }, { MAINTENANCE_IN, REPORT },
 	{ ORWRITE_16, RANGE }, { PRE_FETCH, RANGE }, { PRE_FETCH_16, RANGE },
 	{ WRITE_VERIFY, RANGE }, { WRITE_VERIFY_12, RANGE },
-	{ WRITE_VERIFY_16, RANGE },
+	{ WRITE_VERIFY_16, RANGE }, { WRITE_ATOMIC_16, RANGE },
 };
 
 /* Parameter data of REPORT SUPPORTED OPERATION CODES lands here. */
@@ -94,6 +94,8 @@ static enum vaai_cdb_err check(const u8 *cdb, const struct vaai_cdb_lun *lun,
 	case PRE_FETCH:
 	case PRE_FETCH_16:
 		return vaai_prefetch_cdb_check(cdb, lun, a);
+	case WRITE_ATOMIC_16:
+		return vaai_write_atomic_cdb_check(cdb, lun, a);
 	default:
 		return vaai_verify_cdb_check(cdb, lun, a);
 	}
@@ -183,6 +185,15 @@ static void check_accepted(const u8 *cdb, const struct vaai_cdb_lun *lun,
 		/* PREFETCH LENGTH 0 is made the blocks to the end */
 		FUZZ_ASSERT(a->nolb && !a->size);
 		break;
+	case WRITE_ATOMIC_16:
+		FUZZ_ASSERT(!(cdb[1] & 0xe0) && !get_unaligned_be16(&cdb[10]));
+		FUZZ_ASSERT(a->nolb <= lun->atomic_max && a->nolb % lun->atomic_gran == 0);
+		FUZZ_ASSERT(a->lba % lun->atomic_align == 0);
+		FUZZ_ASSERT(!a->nolb || !lun->atomic_boundary ||
+			    a->lba / lun->atomic_boundary ==
+			    (a->lba + a->nolb - 1) / lun->atomic_boundary);
+		FUZZ_ASSERT(a->size == a->nolb * lun->block_size);
+		break;
 	default:
 		FUZZ_ASSERT(bytchk != 2 && !(cdb[1] & 0xe0));
 		FUZZ_ASSERT(!bytchk || a->nolb <= lun->hw_max_sectors);
@@ -210,6 +221,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	lun.nr_blocks = fuzz_take(&in, 8) ?: 1;
 	lun.max_write_same_len = fuzz_take(&in, 4);
 	lun.hw_max_sectors = fuzz_take(&in, 4);
+	/* the block layer's units over a block size: powers of two */
+	lun.atomic_max = 1U << fuzz_take(&in, 1) % 12;
+	lun.atomic_gran = lun.atomic_align = 1U << fuzz_take(&in, 1) % 4;
+	lun.atomic_boundary = fuzz_take(&in, 1) & 1 ? lun.atomic_max : 0;
 	for (i = 0; i < sizeof(cdb); i++)
 		cdb[i] = fuzz_take(&in, 1);
 	cdb[0] = cmds[c].opcode;

@@ -285,6 +285,59 @@ TEST(orwrite_fields)
 	CHECK_EQ(vaai_orwrite_cdb_check(cdb, &lun, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
 }
 
+TEST(write_atomic_fields)
+{
+	struct vaai_cdb_lun at = lun;
+	u8 cdb[16];
+
+	at.atomic_max = 16;
+	at.atomic_align = 2;
+	at.atomic_gran = 2;
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 10, 16);
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.lba, 10);
+	CHECK_EQ(a.nolb, 16);
+	CHECK_EQ(a.size, 16 * 512);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 10, 18);		/* past the maximum */
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 11, 2);		/* misaligned */
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 10, 3);		/* not of the granularity */
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 10, 2 | 4 << 16);	/* ATOMIC BOUNDARY */
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, WRITE_ATOMIC_16, 0x20, 10, 2);	/* WRPROTECT */
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, WRITE_ATOMIC_16, 0x18, 10, 2);	/* DPO, FUA */
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_INVALID_FIELD);
+	at.dpofua = true;
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_OK);
+	/* the LBAs before the atomic limits, as for any write */
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 990, 32);
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, ~0ULL - 1, 2);
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 1000, 0);	/* no blocks: the LBA still */
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 998, 0);
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_OK);
+	CHECK_EQ(a.size, 0);
+	/* a store whose untorn writes stay inside 8-block boundaries */
+	at.atomic_boundary = 8;
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 6, 4);
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_INVALID_FIELD);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 8, 8);
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_OK);
+}
+
+TEST(write_atomic_on_a_lun_without_atomic_writes_accepts_nothing)
+{
+	u8 cdb[16];
+
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 0, 1);
+	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &lun, &a), VAAI_CDB_INVALID_FIELD);
+}
+
 TEST(prefetch_ranges)
 {
 	u8 cdb[16];
