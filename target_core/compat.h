@@ -89,6 +89,34 @@ static inline bool vaai_file_buffered_wasync(struct file *file)
 #define VAAI_WQ_PERCPU	0
 #endif
 
+/*
+ * Untorn writes of a block device (REQ_ATOMIC, by 6.12): the smallest and
+ * largest unit it writes whole and the boundary none may cross (0: none),
+ * in bytes; false where the kernel or the device has none.
+ */
+#ifdef REQ_ATOMIC
+#define VAAI_REQ_ATOMIC	REQ_ATOMIC
+static inline bool vaai_bdev_atomic_units(struct block_device *bdev, u32 *min,
+					  u32 *max, u32 *boundary)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+
+	if (!bdev_can_atomic_write(bdev))
+		return false;
+	*min = queue_atomic_write_unit_min_bytes(q);
+	*max = queue_atomic_write_unit_max_bytes(q);
+	*boundary = queue_atomic_write_boundary_bytes(q);
+	return true;
+}
+#else
+#define VAAI_REQ_ATOMIC	0
+static inline bool vaai_bdev_atomic_units(struct block_device *bdev, u32 *min,
+					  u32 *max, u32 *boundary)
+{
+	return false;
+}
+#endif
+
 /* Remove a file we created; the caller holds the parent's inode lock. */
 static inline int vaai_vfs_unlink(struct inode *dir, struct dentry *dentry)
 {

@@ -199,6 +199,10 @@ struct vaai_dev {
 	u32 min_block;			/* smallest block the store can address */
 	u32 unmap_unit;			/* store's deallocation unit, bytes; 0: none */
 	bool lbprz;			/* deallocated blocks read back as zeros */
+	/* untorn writes the store makes, in bytes (0: none; vaai_write_atomic.c) */
+	u32 atomic_min;
+	u32 atomic_max;
+	u32 atomic_boundary;
 	bool created;			/* we created the backing file */
 	int io_mode;			/* enum vaai_io_mode */
 	u32 limits_bs;			/* block size the limits were set for */
@@ -243,6 +247,7 @@ struct vaai_io {
 	size_t len;
 	bool write;
 	bool fua;			/* durable before completion */
+	bool atomic;			/* WRITE ATOMIC: one untorn write */
 	struct work_struct work;	/* blocking stores run here */
 	void (*work_fn)(struct vaai_io *io);
 	atomic_t pending;		/* bdev: bios in flight, plus one */
@@ -275,6 +280,8 @@ void vaai_io_done(struct vaai_io *io, int err);
 void vaai_io_done_len(struct vaai_io *io, u32 len);
 sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 			       u32 sgl_nents, enum dma_data_direction dir);
+sense_reason_t vaai_write_parse(struct se_cmd *cmd, vaai_cdb_check_t check,
+				u32 flags);
 sense_reason_t vaai_execute_sync_cache(struct se_cmd *cmd);
 sense_reason_t vaai_execute_blocks(struct se_cmd *cmd,
 				   void (*fn)(struct vaai_io *io),
@@ -327,6 +334,11 @@ sense_reason_t vaai_write_verify_parse(struct se_cmd *cmd);
 
 /* vaai_orwrite.c */
 sense_reason_t vaai_orwrite_parse(struct se_cmd *cmd);
+
+/* vaai_write_atomic.c */
+sense_reason_t vaai_write_atomic_parse(struct se_cmd *cmd);
+void vaai_write_atomic_limits(struct vaai_dev *vdev, struct vaai_cdb_lun *lun);
+bool vaai_write_atomic_supported(struct se_cmd *cmd);
 
 /* vaai_xcopy.c, vaai_copy_results.c */
 sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd);

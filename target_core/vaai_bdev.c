@@ -25,6 +25,9 @@ static int vaai_bdev_open(struct vaai_dev *vdev)
 	 * one (zeros guaranteed: LBPRZ = 1), else a discard (LBPRZ = 0).
 	 */
 	vdev->lbprz = bdev_write_zeroes_sectors(bdev) != 0;
+	if (!vaai_bdev_atomic_units(bdev, &vdev->atomic_min, &vdev->atomic_max,
+				    &vdev->atomic_boundary))
+		vdev->atomic_max = 0;
 	if (bdev_max_discard_sectors(bdev) || vdev->lbprz)
 		vdev->unmap_unit = max(bdev_discard_granularity(bdev),
 				       bdev_logical_block_size(bdev));
@@ -78,6 +81,8 @@ static void vaai_bdev_submit_rw(struct vaai_io *io)
 
 	if (io->fua)
 		opf |= REQ_FUA;
+	if (io->atomic)
+		opf |= VAAI_REQ_ATOMIC;
 	vaai_io_lock(io, io->pos, io->len, false);
 
 	/* One reference for the submitter, dropped after the last submit. */
@@ -94,6 +99,13 @@ static void vaai_bdev_submit_rw(struct vaai_io *io)
 			break;
 		if (bio && bio_add_page(bio, sg_page(sg), len, sg->offset) == len)
 			goto next;
+		if (bio && io->atomic) {
+			/* an untorn write is one bio, or none */
+			io->error = -EINVAL;
+			bio_io_error(bio);
+			bio = NULL;
+			break;
+		}
 		if (bio)
 			submit_bio(bio);
 		bio = vaai_bdev_bio_alloc(io, opf, sector, io->sgl_nents - i);

@@ -45,6 +45,7 @@ static const struct vaai_cdb_handler vaai_cdb_handlers[256] = {
 	[WRITE_VERIFY_12]	= { NULL,		vaai_write_verify_parse },
 	[WRITE_VERIFY_16]	= { NULL,		vaai_write_verify_parse },
 	[ORWRITE_16]		= { NULL,		vaai_orwrite_parse },
+	[WRITE_ATOMIC_16]	= { NULL,		vaai_write_atomic_parse },
 	[PRE_FETCH]		= { NULL,		vaai_prefetch_parse },
 	[PRE_FETCH_16]		= { NULL,		vaai_prefetch_parse },
 	[WRITE_SAME]		= { NULL,		vaai_ws_parse },
@@ -179,6 +180,7 @@ void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 	lun->hw_max_sectors = da->hw_max_sectors;
 	lun->tpws = da->emulate_tpws;
 	lun->dpofua = vaai_dpofua(da);
+	vaai_write_atomic_limits(to_vaai_dev(dev), lun);
 }
 
 /* The sense reason LIO core answers a failed CDB check with. */

@@ -54,7 +54,8 @@ static u32 vaai_opcodes_features(struct se_cmd *cmd)
 	       (da->emulate_pr ? VAAI_OPC_PR : 0) |
 	       (vaai_opc_explicit_alua(cmd) ? VAAI_OPC_ALUA : 0) |
 	       (vaai_opc_referrals(cmd) ? VAAI_OPC_REFERRALS : 0) |
-	       (vaai_dpofua(da) ? VAAI_OPC_DPOFUA : 0);
+	       (vaai_dpofua(da) ? VAAI_OPC_DPOFUA : 0) |
+	       (vaai_write_atomic_supported(cmd) ? VAAI_OPC_ATOMIC : 0);
 }
 
 /*

@@ -181,6 +181,8 @@ static const struct vaai_opc vaai_opcs[] = {
 	VAAI_OPC_DF(IO, 0, WRITE_VERIFY_16, WAV, F64, F32, 0, 0),
 	/* DPO, FUA; ORPROTECT is refused, FUA_NV and the group ignored */
 	VAAI_OPC_DF(IO, 0, ORWRITE_16, 0x18, F64, F32, 0, 0),
+	/* DPO, FUA; WRPROTECT and an ATOMIC BOUNDARY are refused */
+	VAAI_OPC_DF(IO, VAAI_OPC_ATOMIC, WRITE_ATOMIC_16, 0x18, F64, 0, 0, F16, 0, 0),
 	/* IMMED; the group number is ignored */
 	VAAI_OPC(IO, 0, PRE_FETCH, 0x02, F32, 0, F16, 0),
 	VAAI_OPC(IO, 0, PRE_FETCH_16, 0x02, F64, F32, 0, 0),

@@ -159,8 +159,35 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 	io->len = cmd->data_length;
 	io->write = dir == DMA_TO_DEVICE;
 	io->fua = io->write && vaai_write_must_be_durable(cmd);
+	io->atomic = cmd->t_task_cdb[0] == WRITE_ATOMIC_16;
 	vdev->store->submit_rw(io);
 	return TCM_NO_SENSE;
+}
+
+static sense_reason_t vaai_execute_write(struct se_cmd *cmd)
+{
+	return vaai_execute_rw(cmd, cmd->t_data_sg, cmd->t_data_nents,
+			       DMA_TO_DEVICE);
+}
+
+/*
+ * The parse of a write of our own whose data goes the way of a WRITE
+ * (WRITE AND VERIFY, WRITE ATOMIC): its CDB check, then an LBA-addressed
+ * data transfer, as LIO core marks a WRITE, with flags (SCF_FUA) added.
+ */
+sense_reason_t vaai_write_parse(struct se_cmd *cmd, vaai_cdb_check_t check,
+				u32 flags)
+{
+	struct vaai_cdb_lun lun;
+	struct vaai_cdb_args a;
+	sense_reason_t ret;
+
+	vaai_cdb_lun_get(cmd, &lun);
+	ret = vaai_cdb_accept(cmd, check(cmd->t_task_cdb, &lun, &a), &a, true,
+			      vaai_execute_write);
+	if (!ret)
+		cmd->se_cmd_flags |= SCF_SCSI_DATA_CDB | flags;
+	return ret;
 }
 
 /*

@@ -40,6 +40,7 @@ static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 	struct se_device *dev = cmd->se_dev;
 	struct se_dev_attrib *da = &dev->dev_attrib;
 	u8 buf[VAAI_VPD_BL_LEN] = {};
+	struct vaai_cdb_lun lun;
 	u32 mtl = 0;
 
 	buf[0] = dev->transport->get_device_type(dev);
@@ -69,6 +70,11 @@ static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 			buf[32] |= 0x80;			/* UGAVALID */
 	}
 	put_unaligned_be64(da->max_write_same_len, &buf[36]);
+	/* WRITE ATOMIC (16): no boundary sizes (bytes 56-63 stay 0) */
+	vaai_cdb_lun_get(cmd, &lun);
+	put_unaligned_be32(min(lun.atomic_max, mtl), &buf[44]);
+	put_unaligned_be32(lun.atomic_align, &buf[48]);
+	put_unaligned_be32(lun.atomic_gran, &buf[52]);
 
 	vaai_cmd_complete_data(cmd, buf, sizeof(buf));
 	return TCM_NO_SENSE;

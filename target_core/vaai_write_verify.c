@@ -15,24 +15,7 @@
 
 #include "vaai.h"
 
-static sense_reason_t vaai_write_verify_execute(struct se_cmd *cmd)
-{
-	return vaai_execute_rw(cmd, cmd->t_data_sg, cmd->t_data_nents,
-			       DMA_TO_DEVICE);
-}
-
 sense_reason_t vaai_write_verify_parse(struct se_cmd *cmd)
 {
-	struct vaai_cdb_lun lun;
-	struct vaai_cdb_args a;
-	sense_reason_t ret;
-
-	vaai_cdb_lun_get(cmd, &lun);
-	ret = vaai_cdb_accept(cmd, vaai_write_verify_cdb_check(cmd->t_task_cdb,
-							       &lun, &a),
-			      &a, true, vaai_write_verify_execute);
-	/* an LBA-addressed data transfer, as LIO core marks a WRITE */
-	if (!ret)
-		cmd->se_cmd_flags |= SCF_SCSI_DATA_CDB | SCF_FUA;
-	return ret;
+	return vaai_write_parse(cmd, vaai_write_verify_cdb_check, SCF_FUA);
 }
