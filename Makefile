@@ -80,7 +80,8 @@ KERNELS = $(shell tests/vm/kernels.sh)
 TEST_KERNEL ?= $(firstword $(KERNELS))
 CROSS_KERNELS = $(filter-out $(TEST_KERNEL),$(KERNELS))
 # Every primitive over tcm_loop and iSCSI: ATS torture, thin provisioning,
-# full copy with clones, ODX, fault recovery (docs/kernels.md); not the
+# full copy with clones, ODX, fault recovery, and WRITE ATOMIC, which only
+# these kernels have (docs/kernels.md); not the
 # tests of refused CDBs and lists (names with these words), which the
 # parsers answer, the same code on every kernel, fuzzed on the host.
 space := $(subst ,, )
@@ -90,7 +91,7 @@ CROSS_TESTS = tests/guest/test_read_write.py tests/guest/test_inquiry.py \
 	tests/guest/test_write_same.py tests/guest/test_unmap.py \
 	tests/guest/test_lba_status.py tests/guest/test_xcopy.py \
 	tests/guest/test_xcopy_no_reflink.py tests/guest/test_odx_write_using_token.py \
-	tests/guest/test_fault_recovery.py \
+	tests/guest/test_fault_recovery.py tests/guest/test_write_atomic.py \
 	-k "not fc and not $(subst $(space), and not ,$(PARSER_ONLY))"
 
 test: deps
