@@ -28,10 +28,14 @@ static bool vaai_tp_over(struct vaai_dev *vdev)
  */
 void vaai_tp_check(struct vaai_dev *vdev)
 {
+	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
 	unsigned long flags;
 	bool over;
 
 	if (!READ_ONCE(vdev->tp.threshold) || vdev->store != &vaai_file_ops)
+		return;
+	/* a fully provisioned LUN has no thresholds (THRESHOLD EXPONENT 0) */
+	if (!da->emulate_tpu && !da->emulate_tpws)
 		return;
 	over = vaai_tp_over(vdev);
 	if (over == READ_ONCE(vdev->tp.crossed))
