@@ -199,10 +199,6 @@ struct vaai_dev {
 	u32 min_block;			/* smallest block the store can address */
 	u32 unmap_unit;			/* store's deallocation unit, bytes; 0: none */
 	bool lbprz;			/* deallocated blocks read back as zeros */
-	/* untorn writes the store makes, in bytes (0: none; vaai_write_atomic.c) */
-	u32 atomic_min;
-	u32 atomic_max;
-	u32 atomic_boundary;
 	bool created;			/* we created the backing file */
 	int io_mode;			/* enum vaai_io_mode */
 	u32 limits_bs;			/* block size the limits were set for */
@@ -335,9 +331,12 @@ sense_reason_t vaai_write_verify_parse(struct se_cmd *cmd);
 /* vaai_orwrite.c */
 sense_reason_t vaai_orwrite_parse(struct se_cmd *cmd);
 
+/* vaai_vpd.c */
+u32 vaai_cmd_max_transfer(struct se_cmd *cmd);
+
 /* vaai_write_atomic.c */
 sense_reason_t vaai_write_atomic_parse(struct se_cmd *cmd);
-void vaai_write_atomic_limits(struct vaai_dev *vdev, struct vaai_cdb_lun *lun);
+void vaai_write_atomic_limits(struct se_cmd *cmd, struct vaai_cdb_lun *lun);
 bool vaai_write_atomic_supported(struct se_cmd *cmd);
 
 /* vaai_xcopy.c, vaai_copy_results.c */

@@ -25,9 +25,6 @@ static int vaai_bdev_open(struct vaai_dev *vdev)
 	 * one (zeros guaranteed: LBPRZ = 1), else a discard (LBPRZ = 0).
 	 */
 	vdev->lbprz = bdev_write_zeroes_sectors(bdev) != 0;
-	if (!vaai_bdev_atomic_units(bdev, &vdev->atomic_min, &vdev->atomic_max,
-				    &vdev->atomic_boundary))
-		vdev->atomic_max = 0;
 	if (bdev_max_discard_sectors(bdev) || vdev->lbprz)
 		vdev->unmap_unit = max(bdev_discard_granularity(bdev),
 				       bdev_logical_block_size(bdev));

@@ -180,7 +180,7 @@ void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 	lun->hw_max_sectors = da->hw_max_sectors;
 	lun->tpws = da->emulate_tpws;
 	lun->dpofua = vaai_dpofua(da);
-	vaai_write_atomic_limits(to_vaai_dev(dev), lun);
+	vaai_write_atomic_limits(cmd, lun);
 }
 
 /* The sense reason LIO core answers a failed CDB check with. */

@@ -167,9 +167,10 @@ enum vaai_cdb_err vaai_write_verify_cdb_check(const u8 *cdb,
  * are checked first, as for any write; then the atomic limits: the LBA a
  * multiple of the alignment, the length of the granularity, at most the
  * maximum, and no ATOMIC BOUNDARY (we report no boundary sizes).  0 blocks
- * is no error.  With atomic_max 0 the command is not supported: the
- * caller does not get here.  A store whose untorn writes may not cross a boundary
- * (lun->atomic_boundary) refuses a write that would.
+ * is no error, wherever it starts.  With atomic_max 0 the command is not
+ * supported: the caller does not get here.  Where the store's untorn
+ * writes may not cross a boundary (lun->atomic_boundary), none that would
+ * is sent (the kernel reports an alignment that keeps writes inside one).
  */
 enum vaai_cdb_err vaai_write_atomic_cdb_check(const u8 *cdb,
 					      const struct vaai_cdb_lun *lun,
@@ -191,12 +192,14 @@ enum vaai_cdb_err vaai_write_atomic_cdb_check(const u8 *cdb,
 		return err;
 	if (get_unaligned_be16(&cdb[10]) || a->nolb > lun->atomic_max)
 		return VAAI_CDB_INVALID_FIELD;
+	if (!a->nolb)			/* nothing to write: no error */
+		return VAAI_CDB_OK;
 	/* the limits are powers of two (block layer units over a block size) */
 	if (a->nolb & (lun->atomic_gran - 1))
 		return VAAI_CDB_INVALID_FIELD;
 	if (a->lba & (lun->atomic_align - 1))
 		return VAAI_CDB_INVALID_FIELD;
-	if (lun->atomic_boundary && a->nolb) {
+	if (lun->atomic_boundary) {
 		last = a->lba + a->nolb - 1;
 		if ((a->lba ^ last) & ~((u64)lun->atomic_boundary - 1))
 			return VAAI_CDB_INVALID_FIELD;

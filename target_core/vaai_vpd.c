@@ -35,13 +35,24 @@
 /* Byte 6, PROVISIONING TYPE */
 #define VAAI_LBP_THIN		0x02
 
+/* MAXIMUM TRANSFER LENGTH: ours, or less where the fabric caps its lists. */
+u32 vaai_cmd_max_transfer(struct se_cmd *cmd)
+{
+	struct se_dev_attrib *da = &cmd->se_dev->dev_attrib;
+	u32 mtl = 0;
+
+	if (cmd->se_tfo->max_data_sg_nents)
+		mtl = cmd->se_tfo->max_data_sg_nents * PAGE_SIZE / da->block_size;
+	return min_not_zero(mtl, da->hw_max_sectors);
+}
+
 static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 {
 	struct se_device *dev = cmd->se_dev;
 	struct se_dev_attrib *da = &dev->dev_attrib;
 	u8 buf[VAAI_VPD_BL_LEN] = {};
+	u32 mtl = vaai_cmd_max_transfer(cmd);
 	struct vaai_cdb_lun lun;
-	u32 mtl = 0;
 
 	buf[0] = dev->transport->get_device_type(dev);
 	buf[1] = VAAI_VPD_BL;
@@ -50,10 +61,6 @@ static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 	if (da->emulate_caw)
 		buf[5] = VAAI_CAW_MAX_BLOCKS;
 	put_unaligned_be16(1, &buf[6]);			/* OPTIMAL TRANSFER LENGTH GRANULARITY */
-	/* A fabric that caps its scatterlists caps the transfer too. */
-	if (cmd->se_tfo->max_data_sg_nents)
-		mtl = cmd->se_tfo->max_data_sg_nents * PAGE_SIZE / da->block_size;
-	mtl = min_not_zero(mtl, da->hw_max_sectors);
 	put_unaligned_be32(mtl, &buf[8]);
 	/*
 	 * No more than the maximum (SBC-4 6.6.4): LIO core sets the optimum
@@ -72,7 +79,7 @@ static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 	put_unaligned_be64(da->max_write_same_len, &buf[36]);
 	/* WRITE ATOMIC (16): no boundary sizes (bytes 56-63 stay 0) */
 	vaai_cdb_lun_get(cmd, &lun);
-	put_unaligned_be32(min(lun.atomic_max, mtl), &buf[44]);
+	put_unaligned_be32(lun.atomic_max, &buf[44]);
 	put_unaligned_be32(lun.atomic_align, &buf[48]);
 	put_unaligned_be32(lun.atomic_gran, &buf[52]);
 

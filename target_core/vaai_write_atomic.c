@@ -15,26 +15,42 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/log2.h>
 #include <scsi/scsi_proto.h>
 
 #include "vaai.h"
 
-/* The device's units in blocks of the LUN (all 0 when it has none). */
-void vaai_write_atomic_limits(struct vaai_dev *vdev, struct vaai_cdb_lun *lun)
+/*
+ * The device's units in blocks of the LUN (all 0 when it has none), read
+ * from its queue at each command, so that a device whose limits change is
+ * never sent a write it would refuse.  Where untorn writes may not cross a
+ * boundary, the alignment is the maximum (a power of two that divides the
+ * boundary), so no write the Block Limits page allows crosses one.
+ */
+void vaai_write_atomic_limits(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 {
+	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
 	u32 bs = lun->block_size;
-	u32 max;
+	u32 umin, umax, boundary;
 
 	lun->atomic_max = lun->atomic_align = lun->atomic_gran = 0;
 	lun->atomic_boundary = 0;
-	if (vdev->store != &vaai_bdev_ops || vdev->atomic_max < bs)
+	if (vdev->store != &vaai_bdev_ops ||
+	    !vaai_bdev_atomic_units(vdev->bdev.bdev, &umin, &umax, &boundary))
 		return;
-	/* one bio of page-sized segments (vaai_bdev.c) */
-	max = min_t(u32, vdev->atomic_max, BIO_MAX_VECS * PAGE_SIZE);
-	lun->atomic_max = min(max / bs, lun->hw_max_sectors);
-	lun->atomic_gran = max(vdev->atomic_min / bs, 1U);
-	lun->atomic_align = lun->atomic_gran;
-	lun->atomic_boundary = vdev->atomic_boundary / bs;
+	/* one bio of page-sized segments (vaai_bdev.c), what the fabric carries */
+	umax = min_t(u32, umax, BIO_MAX_VECS * PAGE_SIZE);
+	if (boundary)
+		umax = min(umax, boundary);
+	if (umax < bs || umin > umax)
+		return;
+	lun->atomic_max = min(umax / bs, vaai_cmd_max_transfer(cmd));
+	lun->atomic_max = rounddown_pow_of_two(lun->atomic_max);
+	lun->atomic_gran = max(umin / bs, 1U);
+	lun->atomic_align = boundary ? lun->atomic_max : lun->atomic_gran;
+	lun->atomic_boundary = boundary / bs;
+	if (lun->atomic_max < lun->atomic_gran)
+		lun->atomic_max = lun->atomic_align = lun->atomic_gran = 0;
 }
 
 bool vaai_write_atomic_supported(struct se_cmd *cmd)

@@ -188,7 +188,7 @@ static void check_accepted(const u8 *cdb, const struct vaai_cdb_lun *lun,
 	case WRITE_ATOMIC_16:
 		FUZZ_ASSERT(!(cdb[1] & 0xe0) && !get_unaligned_be16(&cdb[10]));
 		FUZZ_ASSERT(a->nolb <= lun->atomic_max && a->nolb % lun->atomic_gran == 0);
-		FUZZ_ASSERT(a->lba % lun->atomic_align == 0);
+		FUZZ_ASSERT(!a->nolb || a->lba % lun->atomic_align == 0);
 		FUZZ_ASSERT(!a->nolb || !lun->atomic_boundary ||
 			    a->lba / lun->atomic_boundary ==
 			    (a->lba + a->nolb - 1) / lun->atomic_boundary);

@@ -319,7 +319,7 @@ TEST(write_atomic_fields)
 	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
 	cdb16(cdb, WRITE_ATOMIC_16, 0, 1000, 0);	/* no blocks: the LBA still */
 	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_LBA_OUT_OF_RANGE);
-	cdb16(cdb, WRITE_ATOMIC_16, 0, 998, 0);
+	cdb16(cdb, WRITE_ATOMIC_16, 0, 999, 0);		/* misaligned, but nothing */
 	CHECK_EQ(vaai_write_atomic_cdb_check(cdb, &at, &a), VAAI_CDB_OK);
 	CHECK_EQ(a.size, 0);
 	/* a store whose untorn writes stay inside 8-block boundaries */
