@@ -244,6 +244,7 @@ struct vaai_io {
 	bool write;
 	bool fua;			/* durable before completion */
 	bool atomic;			/* WRITE ATOMIC: one untorn write */
+	struct scatterlist *bounce;	/* bdev: its data copied into whole pages */
 	struct work_struct work;	/* blocking stores run here */
 	void (*work_fn)(struct vaai_io *io);
 	atomic_t pending;		/* bdev: bios in flight, plus one */

@@ -36,10 +36,73 @@ static loff_t vaai_bdev_size(struct vaai_dev *vdev)
 	return bdev_nr_bytes(vdev->bdev.bdev);
 }
 
+static void vaai_bdev_bounce_free(struct scatterlist *sgl, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		__free_page(sg_page(&sgl[i]));
+	kfree(sgl);
+}
+
 static void vaai_bdev_put(struct vaai_io *io)
 {
-	if (atomic_dec_and_test(&io->pending))
-		vaai_io_done(io, io->error);
+	if (!atomic_dec_and_test(&io->pending))
+		return;
+	if (io->bounce)
+		vaai_bdev_bounce_free(io->bounce, io->sgl_nents);
+	vaai_io_done(io, io->error);
+}
+
+/*
+ * An untorn write goes as one bio the block layer must not split, and the
+ * device's atomic units assume segments of whole pages.  LIO allocates its
+ * data pages whole; a fabric that passes the initiator's own list
+ * (tcm_loop, vhost-scsi) may not, and then the data is copied into pages.
+ */
+static bool vaai_bdev_whole_pages(struct vaai_io *io)
+{
+	struct scatterlist *sg;
+	size_t left = io->len;
+	int i;
+
+	for_each_sg(io->sgl, sg, io->sgl_nents, i) {
+		size_t len = min_t(size_t, sg->length, left);
+
+		if (!len)
+			break;
+		if (sg->offset || (len != PAGE_SIZE && len != left))
+			return false;
+		left -= len;
+	}
+	return true;
+}
+
+static int vaai_bdev_bounce(struct vaai_io *io)
+{
+	unsigned int i, nr = DIV_ROUND_UP(io->len, PAGE_SIZE);
+	struct scatterlist *sgl;
+
+	sgl = kmalloc_array(nr, sizeof(*sgl), GFP_NOIO);
+	if (!sgl)
+		return -ENOMEM;
+	sg_init_table(sgl, nr);
+	for (i = 0; i < nr; i++) {
+		size_t off = (size_t)i * PAGE_SIZE;
+		size_t len = min_t(size_t, PAGE_SIZE, io->len - off);
+		struct page *page = alloc_page(GFP_NOIO);
+
+		if (!page) {
+			vaai_bdev_bounce_free(sgl, i);
+			return -ENOMEM;
+		}
+		sg_pcopy_to_buffer(io->sgl, io->sgl_nents, page_address(page),
+				   len, off);
+		sg_set_page(&sgl[i], page, len, 0);
+	}
+	io->sgl = io->bounce = sgl;
+	io->sgl_nents = nr;
+	return 0;
 }
 
 static void vaai_bdev_end_io(struct bio *bio)
@@ -78,8 +141,15 @@ static void vaai_bdev_submit_rw(struct vaai_io *io)
 
 	if (io->fua)
 		opf |= REQ_FUA;
-	if (io->atomic)
+	if (io->atomic) {
+		int ret = vaai_bdev_whole_pages(io) ? 0 : vaai_bdev_bounce(io);
+
+		if (ret) {
+			vaai_io_done(io, ret);
+			return;
+		}
 		opf |= VAAI_REQ_ATOMIC;
+	}
 	vaai_io_lock(io, io->pos, io->len, false);
 
 	/* One reference for the submitter, dropped after the last submit. */

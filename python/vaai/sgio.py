@@ -6,6 +6,7 @@ SAM status, the sense bytes, the data and the transport's own status.
 """
 import ctypes
 import fcntl
+import mmap
 import os
 from collections import namedtuple
 
@@ -31,15 +32,23 @@ class _SgIoHdr(ctypes.Structure):
         ("duration", ctypes.c_uint), ("info", ctypes.c_uint)]
 
 
-def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000):
-    """Send cdb to dev (/dev/sgN or /dev/sdX) and wait: a Reply."""
+def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000, page_offset=None):
+    """Send cdb to dev (/dev/sgN or /dev/sdX) and wait: a Reply.
+    page_offset: data-out starts that far into a page of its own (a
+    host's buffer that the block layer maps as it is, not copied)."""
     cdb = bytes(cdb)
     sense = ctypes.create_string_buffer(SENSE_MAX)
     cdb_buf = ctypes.create_string_buffer(cdb, len(cdb))
     hdr = _SgIoHdr(interface_id=ord("S"), cmd_len=len(cdb), mx_sb_len=SENSE_MAX,
                    cmdp=ctypes.addressof(cdb_buf), sbp=ctypes.addressof(sense),
                    timeout=timeout_ms)
-    if data_out is not None:
+    if data_out is not None and page_offset is not None:
+        area = mmap.mmap(-1, page_offset + len(data_out))     # page-aligned
+        area[page_offset:] = bytes(data_out)
+        buf = (ctypes.c_char * len(area)).from_buffer(area)
+        hdr.dxfer_direction, hdr.dxfer_len = SG_DXFER_TO_DEV, len(data_out)
+        hdr.dxferp = ctypes.addressof(buf) + page_offset
+    elif data_out is not None:
         buf = ctypes.create_string_buffer(bytes(data_out), len(data_out))
         hdr.dxfer_direction, hdr.dxfer_len = SG_DXFER_TO_DEV, len(data_out)
         hdr.dxferp = ctypes.addressof(buf)

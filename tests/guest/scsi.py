@@ -74,8 +74,8 @@ def decode_sense(b):
     raise AssertionError("unknown sense response code 0x%02x: %s" % (code, b.hex()))
 
 
-def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000):
-    return Result(*sgio.sg_io(dev, cdb, data_out, data_in_len, timeout_ms))
+def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000, page_offset=None):
+    return Result(*sgio.sg_io(dev, cdb, data_out, data_in_len, timeout_ms, page_offset))
 
 
 def expect_good(res):
