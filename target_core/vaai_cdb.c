@@ -180,7 +180,12 @@ void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 	lun->hw_max_sectors = da->hw_max_sectors;
 	lun->tpws = da->emulate_tpws;
 	lun->dpofua = vaai_dpofua(da);
-	vaai_write_atomic_limits(cmd, lun);
+	/* read from the device's queue only for the command that uses them */
+	if (cmd->t_task_cdb[0] == WRITE_ATOMIC_16)
+		vaai_write_atomic_limits(cmd, lun);
+	else
+		lun->atomic_max = lun->atomic_align = lun->atomic_gran =
+			lun->atomic_boundary = 0;
 }
 
 /* The sense reason LIO core answers a failed CDB check with. */

@@ -78,7 +78,8 @@ static sense_reason_t vaai_vpd_bl_execute(struct se_cmd *cmd)
 	}
 	put_unaligned_be64(da->max_write_same_len, &buf[36]);
 	/* WRITE ATOMIC (16): no boundary sizes (bytes 56-63 stay 0) */
-	vaai_cdb_lun_get(cmd, &lun);
+	lun.block_size = da->block_size;
+	vaai_write_atomic_limits(cmd, &lun);
 	put_unaligned_be32(lun.atomic_max, &buf[44]);
 	put_unaligned_be32(lun.atomic_align, &buf[48]);
 	put_unaligned_be32(lun.atomic_gran, &buf[52]);

@@ -55,15 +55,16 @@ void vaai_write_atomic_limits(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 
 bool vaai_write_atomic_supported(struct se_cmd *cmd)
 {
-	struct vaai_cdb_lun lun;
+	struct vaai_cdb_lun lun = { .block_size = cmd->se_dev->dev_attrib.block_size };
 
-	vaai_cdb_lun_get(cmd, &lun);
+	vaai_write_atomic_limits(cmd, &lun);
 	return lun.atomic_max;
 }
 
 /* vaai_execute_rw() sends it as one untorn bio (vaai_bdev.c) */
 sense_reason_t vaai_write_atomic_parse(struct se_cmd *cmd)
 {
+	/* atomic_max 0 refuses every length but 0: say not supported first */
 	if (!vaai_write_atomic_supported(cmd))
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
 	return vaai_write_parse(cmd, vaai_write_atomic_cdb_check,
