@@ -44,7 +44,7 @@ else
 	rc=99
 fi
 kmemleak_scan || [ "$rc" != 0 ] || rc=98
-dmesg > "$(dirname "$RC_FILE")/guest-dmesg.log" 2>/dev/null
+dmesg > "${RC_FILE%.rc}-dmesg.log" 2>/dev/null
 sync
 echo "$rc" > "$RC_FILE"
 exit "$rc"

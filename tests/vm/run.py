@@ -189,7 +189,9 @@ def vng_argv(args, rc_file):
     guest = " ".join((["env"] + env if env else []) +
                      [shlex.quote(w) for w in
                       ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd])
-    argv = [VNG, "--run", kernel, "--disable-kvm", "--verbose",
+    # --force-9p: vng would try virtiofsd first, Debian 12 has none it can
+    # drive, and it waits 3 s for it each boot before falling back to 9p.
+    argv = [VNG, "--run", kernel, "--disable-kvm", "--force-9p", "--verbose",
             "-m", args.mem, "--cpus", args.cpus,
             # With --root, virtme reads a bare path as one inside it.
             "--rwdir", "%s=%s" % (REPO, REPO) if args.root else REPO,
@@ -267,7 +269,11 @@ def boot(args, argv, rc_file):
 
 def run(args):
     os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)
-    rc_file = os.path.join(REPO, "build", "vm", "guest-rc")
+    # Named after the console log, so two runs with their own logs do not
+    # share it; in the repository, which the guest writes through.
+    # guest-init.sh writes the guest's dmesg beside it.
+    rc_file = os.path.join(REPO, "build", "vm", os.path.splitext(
+        os.path.basename(args.log))[0] + ".rc")
     os.makedirs(os.path.dirname(rc_file), exist_ok=True)
 
     argv = vng_argv(args, rc_file)
