@@ -56,6 +56,18 @@ def test_start_up_imports_neither_rtslib_nor_vaai(hooked):
     assert (rc, out) == (0, "[]")
 
 
+def test_start_up_loads_no_module_but_the_hook(hooked):
+    """Every interpreter on the system runs the hook: it costs no import
+    (importlib.abc alone, with importlib.resources and pathlib behind it,
+    once doubled Python's start-up, 1.4 s of 2.3 in the test guest)."""
+    code = "import sys; print(' '.join(sorted(sys.modules)))"
+    rc, out, _ = hooked(code)
+    plain = subprocess.run([PYTHON, "-s", "-c", code], capture_output=True, text=True,
+                           env={"PATH": os.environ.get("PATH", "")}, check=True)
+    assert rc == 0
+    assert set(out.split()) - set(plain.stdout.split()) == {"vaai_rtslib_hook"}
+
+
 def test_targetcli_gets_the_vaai_backstore_node(hooked):
     rc, out, err = hooked("from targetcli import ui_backstore as ub;"
                           " print(ub.UIBackstores._vaai_installed)")
