@@ -23,6 +23,11 @@ for f in target_core/Kbuild target_core/*.c target_core/*.h; do
 	ln -sfn "../../../$f" "$moddir/$(basename "$f")"
 done
 
+# One compiler per CPU, unless a parallel make above shares its own.
+case " ${MAKEFLAGS:-} " in
+*jobserver*|*" -j"*) ;;
+*) set -- -j"$(nproc)" "$@" ;;
+esac
 set -- CONFIG_TARGET_CORE_VAAI=m "$@" modules
 if [ -d "$kdir" ]; then
 	exec make -C "$kdir" M="$REPO/$moddir" "$@"
