@@ -19,20 +19,24 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_COMMON) \
 
 fuzz-build: $(FUZZ_BINS)
 
+# The targets side by side, one per CPU (the corpus and log are each
+# target's own).
 fuzz: fuzz-build
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		mkdir -p build/fuzz/corpus/$$t; \
-		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-		if ! nice -n 10 build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
-			-use_value_profile=1 -print_final_stats=1 \
-			-artifact_prefix=build/fuzz/$$t- \
-			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t \
-			> build/fuzz/$$t.log 2>&1; then \
-			tail -n 30 build/fuzz/$$t.log; \
-			echo "fuzz: $$t FAILED, input left in build/fuzz/$$t-*" >&2; \
-			exit 1; \
-		fi; \
-		grep -E 'DONE|stat::number_of_executed_units' build/fuzz/$$t.log; \
-	done
+	@$(MAKE) -s -j$$(nproc) $(addprefix fuzz-run-,$(FUZZ_TARGETS))
+
+fuzz-run-%: build/fuzz/fuzz_%
+	@mkdir -p build/fuzz/corpus/$*
+	@echo "fuzz: $* for $(FUZZ_SECONDS) s"
+	@if ! nice -n 10 build/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) \
+		-use_value_profile=1 -print_final_stats=1 \
+		-artifact_prefix=build/fuzz/$*- \
+		build/fuzz/corpus/$* tests/fuzz/corpus/$* \
+		> build/fuzz/$*.log 2>&1; then \
+		tail -n 30 build/fuzz/$*.log; \
+		echo "fuzz: $* FAILED, input left in build/fuzz/$*-*" >&2; \
+		exit 1; \
+	fi
+	@grep -E 'DONE|stat::number_of_executed_units' build/fuzz/$*.log | \
+		sed 's/^/fuzz: $*: /'
 
 .PHONY: fuzz fuzz-build
