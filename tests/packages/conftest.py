@@ -88,7 +88,12 @@ def root(kernels, debs):
     os.makedirs(path + REPO, exist_ok=True)     # where the guest mounts the tree
     for deb in debs:
         shutil.copy(deb, os.path.join(path, "tmp"))
-    return Root(path)
+    root = Root(path)
+    # No initramfs for the kernel the upgrade test installs: the guest
+    # boots its kernel without one, and making it took 33 s of the run.
+    root.run("dpkg-divert", "--local", "--rename", "--add", "/usr/sbin/update-initramfs")
+    os.symlink("/bin/true", root.file("/usr/sbin/update-initramfs"))
+    return root
 
 
 @pytest.fixture(scope="session")
