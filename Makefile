@@ -53,8 +53,8 @@ help:
 	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
-	@echo "make test-libiscsi  libiscsi's iscsi-test-cu on both stores (the file store"
-	@echo "                in demo mode too)"
+	@echo "make test-libiscsi  libiscsi's iscsi-test-cu alone: both stores side by"
+	@echo "                side (make test runs it among the guest suites)"
 	@echo "make test-cross the cross-kernel suites on each tested kernel but TEST_KERNEL"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
 	@echo "make modules-all   the module for each tested kernel"
@@ -123,8 +123,8 @@ test-guest: module
 		--log build/vm/test-console-$(KERNELRELEASE).log \
 		-- tests/vm/guest-test.sh $(TESTS)
 
-# libiscsi's iscsi-test-cu on both stores (tests/guest/test_libiscsi.py;
-# test-guest runs the block store's among the other suites).
+# libiscsi's iscsi-test-cu on both stores (tests/guest/test_libiscsi.py),
+# alone; test-guest runs it among the other suites.
 test-libiscsi: module
 	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 1800 \
 		--log build/vm/libiscsi-console-$(KERNELRELEASE).log \

@@ -170,8 +170,6 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "stores(*names): run on these stores only, where the test is "
         "about one store's behaviour")
-    config.addinivalue_line(
-        "markers", "libiscsi_full: a libiscsi run only make test-libiscsi makes")
 
 
 def pytest_generate_tests(metafunc):

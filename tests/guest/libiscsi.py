@@ -1,6 +1,8 @@
 """Running libiscsi's iscsi-test-cu (Debian's libiscsi-bin) in the guest
 against one storage object exported over LIO's iSCSI target on
-127.0.0.1:3261, and reading its results (CUnit's XML)."""
+127.0.0.1 (port 3261, or another for a second run beside it), and reading
+its results (CUnit's XML)."""
+import contextlib
 import os
 import subprocess
 import xml.etree.ElementTree as ET
@@ -15,10 +17,10 @@ PORT = 3261
 INITIATORS = ("iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test",
               "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test-2")
 
-def export_demo(so):
+def export_demo(so, iqn, port):
     """so as LUN 0 of a TPG in demo mode: any initiator, read-write."""
-    tpg = TPG(Target(FabricModule("iscsi"), IQN), 1)
-    NetworkPortal(tpg, "127.0.0.1", PORT)
+    tpg = TPG(Target(FabricModule("iscsi"), iqn), 1)
+    NetworkPortal(tpg, "127.0.0.1", port)
     LUN(tpg, 0, storage_object=so)
     for name, value in (("authentication", 0), ("generate_node_acls", 1),
                         ("demo_mode_write_protect", 0), ("cache_dynamic_acls", 1)):
@@ -26,8 +28,8 @@ def export_demo(so):
     tpg.enable = True
 
 
-def export_acl(so):
-    export_iscsi(so, IQN, port=PORT, initiators=INITIATORS)
+def export_acl(so, iqn, port):
+    export_iscsi(so, iqn, port=port, initiators=INITIATORS)
 
 
 def outcomes(xml_path):
@@ -54,12 +56,12 @@ def outcomes(xml_path):
     return out
 
 
-def run_suite(tmp_path):
+def run_suite(tmp_path, iqn, port):
     """iscsi-test-cu, every test once, --dataloss, XML in tmp_path: the
     outcomes and the console text.  Without --test it runs each of its
     families in turn (ALL, then SCSI, iSCSI and LINUX, whose tests are
     ALL's again), three times the work for no test more."""
-    url = "iscsi://127.0.0.1:%d/%s/0" % (PORT, IQN)
+    url = "iscsi://127.0.0.1:%d/%s/0" % (port, iqn)
     p = subprocess.run(["iscsi-test-cu", "--dataloss", "--test", "ALL", "--xml", url],
                        cwd=tmp_path,
                        capture_output=True, text=True, timeout=1800)
@@ -69,14 +71,27 @@ def run_suite(tmp_path):
     return outcomes(xml), p.stdout + p.stderr
 
 
-def suite_on(so, mode, tmp_path, log):
-    """The suite against so, exported in mode ("demo" or "acl"); the
-    console text goes to log.  The outcomes, as outcomes() gives them."""
+@contextlib.contextmanager
+def exported(so, mode, port=PORT):
+    """so exported in mode ("demo" or "acl") on a target of its own at
+    port, for the block: the URL's target name."""
+    iqn = "%s-%d" % (IQN, port)
     try:
-        (export_demo if mode == "demo" else export_acl)(so)
-        results, text = run_suite(tmp_path)
+        (export_demo if mode == "demo" else export_acl)(so, iqn, port)
+        yield iqn
     finally:
-        Target(FabricModule("iscsi"), IQN, mode="any").delete()
+        Target(FabricModule("iscsi"), iqn, mode="any").delete()
+
+
+def keep(text, log):
     with open(log, "w") as f:
         f.write(text)
+
+
+def suite_on(so, mode, tmp_path, log, port=PORT):
+    """The suite against so, exported in mode ("demo" or "acl"); the
+    console text goes to log.  The outcomes, as outcomes() gives them."""
+    with exported(so, mode, port) as iqn:
+        results, text = run_suite(tmp_path, iqn, port)
+    keep(text, log)
     return results

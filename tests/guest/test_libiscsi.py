@@ -1,53 +1,83 @@
 """libiscsi's conformance suite, iscsi-test-cu (Debian's libiscsi-bin),
-against a vaai LUN over LIO's iSCSI target: every suite, --dataloss, on the
-block store with an ACL per initiator as `vaaictl export --initiator`
-makes them, and (make test-libiscsi) on the file store (a file on XFS)
-with the TPG in demo mode.
+against vaai LUNs over LIO's iSCSI target: every suite, --dataloss, twice,
+the two runs side by side (one software-emulated guest gets through both
+in less time than one after the other): the file store (a file on XFS)
+with the TPG in demo mode, and the block store with an ACL per initiator
+as `vaaictl export --initiator` makes them.
 
-The run fails on any test that fails and is not in libiscsi_expected
-(each entry says which clause or which LIO-core behaviour makes it fail),
-and on an EXPECTED entry that passed: the list only names tests that fail
-here."""
+The test fails on any test that fails in either run and is not in
+libiscsi_expected (each entry says which clause or which LIO-core
+behaviour makes it fail), and on an EXPECTED entry that passed: the list
+only names tests that fail here."""
+import contextlib
 import json
 import os
-
-import pytest
+from concurrent.futures import ThreadPoolExecutor
 
 from conftest import SCRATCH, MiB, Backing
-from libiscsi import suite_on
+from libiscsi import PORT, exported, keep, run_suite
 from libiscsi_expected import EXPECTED, FLAKY
 from vaai import VaaiStorageObject
 from vaai.export import unexport
 
 SIZE = 256 * MiB
+RUNS = (("xfs", "demo"), ("bdev", "acl"))
 
 
-# make test runs the block store with ACLs (how vaaictl exports a LUN) among
-# the other suites; make test-libiscsi runs both.
-@pytest.mark.parametrize("kind, mode", [
-    pytest.param("xfs", "demo", marks=pytest.mark.libiscsi_full, id="xfs-demo"),
-    pytest.param("bdev", "acl", id="bdev-acl")])
-def test_libiscsi_suite(kind, mode, request, tmp_path):
-    """kind: the store ("xfs": the file store on XFS, "bdev")."""
-    where = request.getfixturevalue("xfs_scratch") if kind == "xfs" else SCRATCH
+@contextlib.contextmanager
+def lun(kind, where):
+    """A new LUN of kind ("xfs": the file store on XFS, "bdev")."""
     backing = Backing(kind, SIZE, where=where)
-    so = VaaiStorageObject("libiscsi", path=backing.path,
-                           size=None if backing.precreated else SIZE)
-    log = "build/vm/libiscsi-%s-%s-%s" % (os.uname().release, kind, mode)
+    so = None
     try:
-        results = suite_on(so, mode, tmp_path, log + ".txt")
+        so = VaaiStorageObject("libiscsi-" + kind, path=backing.path,
+                               size=None if backing.precreated else SIZE)
+        yield so
     finally:
-        unexport(so)
-        so.delete()
+        if so is not None:
+            unexport(so)
+            so.delete()
         backing.remove()
-    with open(log + ".json", "w") as f:
-        json.dump(results, f, indent=1, sort_keys=True)
+
+
+def log_of(kind, mode):
+    """build/vm/libiscsi-KVER-KIND-MODE: .txt the console, .json outcomes."""
+    return "build/vm/libiscsi-%s-%s-%s" % (os.uname().release, kind, mode)
+
+
+def verdict(results):
+    """(unexpected failures, EXPECTED entries that passed, passed count)."""
     failed = {t: why for t, why in results.items() if why != "passed"}
     unexpected = {t: why for t, why in failed.items()
                   if t not in EXPECTED and t not in FLAKY}
     fixed = sorted(t for t in EXPECTED if results.get(t) == "passed")
-    passed = len(results) - len(failed)
-    assert not unexpected and not fixed, (
-        "%d of %d passed; unexpected failures:\n  %s\nexpected to fail but passed: %s"
-        % (passed, len(results),
-           "\n  ".join("%s %s" % kv for kv in sorted(unexpected.items())), fixed))
+    return unexpected, fixed, len(results) - len(failed)
+
+
+def test_libiscsi_suites(xfs_scratch, tmp_path):
+    wheres = {"xfs": xfs_scratch, "bdev": SCRATCH}
+    with contextlib.ExitStack() as stack:
+        # Made and exported one after the other (loop devices, configfs);
+        # only the suites run side by side.
+        targets = []
+        for i, (kind, mode) in enumerate(RUNS):
+            so = stack.enter_context(lun(kind, wheres[kind]))
+            iqn = stack.enter_context(exported(so, mode, PORT + i))
+            out = tmp_path / kind
+            out.mkdir()
+            targets.append((out, iqn, PORT + i))
+        with ThreadPoolExecutor(len(RUNS)) as pool:
+            results = list(pool.map(lambda t: run_suite(*t), targets))
+    report = []
+    for (kind, mode), (res, text) in zip(RUNS, results):
+        keep(text, log_of(kind, mode) + ".txt")
+        with open(log_of(kind, mode) + ".json", "w") as f:
+            json.dump(res, f, indent=1, sort_keys=True)
+        unexpected, fixed, passed = verdict(res)
+        if unexpected or fixed:
+            report.append("%s-%s: %d of %d passed; unexpected failures:\n  %s\n"
+                          "expected to fail but passed: %s"
+                          % (kind, mode, passed, len(res),
+                             "\n  ".join("%s %s" % kv for kv in sorted(unexpected.items())),
+                             fixed))
+    assert not report, "\n".join(report)
