@@ -74,7 +74,7 @@ def run_suite(tmp_path, iqn, port):
 @contextlib.contextmanager
 def exported(so, mode, port=PORT):
     """so exported in mode ("demo" or "acl") on a target of its own at
-    port, for the block: the URL's target name."""
+    port while the block runs; yields the target's name."""
     iqn = "%s-%d" % (IQN, port)
     try:
         (export_demo if mode == "demo" else export_acl)(so, iqn, port)
