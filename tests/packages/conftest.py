@@ -90,7 +90,7 @@ def root(kernels, debs):
         shutil.copy(deb, os.path.join(path, "tmp"))
     root = Root(path)
     # No initramfs for the kernel the upgrade test installs: the guest
-    # boots its kernel without one, and making it took 33 s of the run.
+    # boots its kernel without one, and making it took a minute of the run.
     root.run("dpkg-divert", "--local", "--rename", "--add", "/usr/sbin/update-initramfs")
     os.symlink("/bin/true", root.file("/usr/sbin/update-initramfs"))
     return root
