@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
+from rsoc import report_one
 from scsi import (ILLEGAL_REQUEST, compare_and_write, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
-from test_opcodes import report_one
 
 STORES = ("file",)
 INVALID_FIELD_IN_CDB = (0x24, 0x00)

@@ -6,13 +6,12 @@ import struct
 import pytest
 
 from conftest import sh
+from rsoc import NOT_SUPPORTED, SUPPORTED, report_all, report_one, rsoc
 from scsi import (CHECK_CONDITION, ILLEGAL_REQUEST, UNIT_ATTENTION,
                   expect_good, expect_sense, sg_io)
 
 INVALID_OPCODE = (0x20, 0x00)
 INVALID_FIELD_IN_CDB = (0x24, 0x00)
-SUPPORTED, NOT_SUPPORTED = 0x3, 0x1
-ALLOC = 8192
 
 # Everything a LUN with default attributes accepts: {(opcode, sa): cdb length}
 # (sa None: the opcode has no service actions).
@@ -40,57 +39,6 @@ ATTRIBUTE_COMMANDS = {
     "emulate_pr": {(0x16, None), (0x17, None), (0x56, None), (0x57, None)}
     | {(0x5E, sa) for sa in range(4)} | {(0x5F, sa) for sa in range(8)},
 }
-
-
-def cdb_rsoc(options=0, opcode=0, sa=0, alloc=ALLOC, rctd=False):
-    return struct.pack(">BBBBHIBB", 0xA3, 0x0C, (0x80 if rctd else 0) | options,
-                       opcode, sa, alloc, 0, 0)
-
-
-def rsoc(dev, data_in_len=None, **kw):
-    alloc = kw.setdefault("alloc", ALLOC)
-    return sg_io(dev, cdb_rsoc(**kw), data_in_len=alloc if data_in_len is None else data_in_len)
-
-
-def report_all(dev, rctd=False):
-    """{(opcode, sa): (cdb length, (nominal, recommended) or None)}"""
-    d = expect_good(rsoc(dev, rctd=rctd)).data
-    assert len(d) == 4 + struct.unpack(">I", d[:4])[0], "COMMAND DATA LENGTH"
-    assert len(d) < ALLOC
-    out, pos = {}, 4
-    while pos < len(d):
-        op, sa, flags, cdb_len = struct.unpack(">BxHxBH", d[pos:pos + 8])
-        assert bool(flags & 0x02) == rctd, "CTDP of %02x" % op
-        key = (op, sa if flags & 0x01 else None)
-        assert key not in out, "%s listed twice" % (key,)
-        tmo = None
-        if rctd:
-            tmo = timeouts(d[pos + 8:pos + 20])
-        out[key] = (cdb_len, tmo)
-        pos += 20 if rctd else 8
-    assert pos == len(d)
-    return out
-
-
-def timeouts(desc):
-    """The command timeouts descriptor (SPC-4 6.35.4)."""
-    length, nominal, recommended = struct.unpack(">H2xII", desc)
-    assert length == 0x0A
-    return nominal, recommended
-
-
-def report_one(dev, options, opcode, sa=0, rctd=False):
-    """(support, cdb usage data, timeouts or None)"""
-    d = expect_good(rsoc(dev, options=options, opcode=opcode, sa=sa, rctd=rctd)).data
-    support, size = d[1] & 0x07, struct.unpack(">H", d[2:4])[0]
-    if support != SUPPORTED:
-        return support, b"", None
-    assert bool(d[1] & 0x80) == rctd
-    usage = d[4:4 + size]
-    assert len(usage) == size and usage[0] == opcode
-    tmo = timeouts(d[4 + size:4 + size + 12]) if rctd else None
-    assert len(d) == 4 + size + (12 if rctd else 0)
-    return support, usage, tmo
 
 
 def field_pointer(sense):

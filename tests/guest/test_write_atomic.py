@@ -16,6 +16,7 @@ import time
 import pytest
 
 from conftest import sh
+from rsoc import SUPPORTED, report_one
 from scsi import (ILLEGAL_REQUEST, expect_good, expect_sense, read_blocks,
                   sg_io)
 
@@ -51,8 +52,7 @@ def atomic_limits(sg):
 
 def listed(sg):
     """Does REPORT SUPPORTED OPERATION CODES say WRITE ATOMIC (16) is there?"""
-    cdb = struct.pack(">BBBBHIBB", 0xA3, 0x0C, 0x01, 0x9C, 0, 64, 0, 0)
-    return expect_good(sg_io(sg, cdb, data_in_len=64)).data[1] & 0x07 == 0x03
+    return report_one(sg, 1, 0x9C)[0] == SUPPORTED
 
 
 def queue_attr(name, attr):
