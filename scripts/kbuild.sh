@@ -5,21 +5,29 @@
 # on the host are used as they are; a kernel whose headers are only in the
 # unstable chroot (tests/vm/newest-kernel.sh) is built there, with the
 # repository bind-mounted in a private mount namespace.
-# Usage: kbuild.sh KVER KDIR [make arguments...]
+# --tree builds another tree of modules the same way: tests/kmod (the test
+# aids the guest suites load) into build/kmod/KVER/.
+# Usage: kbuild.sh [--tree DIR] KVER KDIR [make arguments...]
 set -eu
 
+tree=target_core out=module
+if [ "$1" = --tree ]; then
+	tree=$2 out=$(basename "$2")
+	shift 2
+fi
 kver=$1 kdir=$2
 shift 2
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=${VAAI_SID_ROOT:-/var/cache/vaai/sid-root}
-moddir=build/module/$kver
+moddir=build/$out/$kver
 
 cd "$REPO"
 mkdir -p "$moddir"
 for f in "$moddir"/*; do		# sources that are gone
 	[ -L "$f" ] && [ ! -e "$f" ] && rm -f "$f"
 done
-for f in target_core/Kbuild target_core/*.c target_core/*.h; do
+for f in "$tree"/Kbuild "$tree"/*.c "$tree"/*.h; do
+	[ -e "$f" ] || continue
 	ln -sfn "../../../$f" "$moddir/$(basename "$f")"
 done
 
