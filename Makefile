@@ -26,9 +26,14 @@ MODULE = $(MODDIR)/target_core_vaai.ko
 
 all: module
 
+KBUILD_FLAGS = W=$(W) $(if $(WERROR),KCFLAGS=-Werror)
+
 module:
-	scripts/kbuild.sh $(KERNELRELEASE) $(KDIR) W=$(W) \
-		$(if $(WERROR),KCFLAGS=-Werror)
+	scripts/kbuild.sh $(KERNELRELEASE) $(KDIR) $(KBUILD_FLAGS)
+
+# The guest suites' test aids (tests/kmod): build/kmod/KVER/.
+test-kmod:
+	scripts/kbuild.sh --tree tests/kmod $(KERNELRELEASE) $(KDIR) $(KBUILD_FLAGS)
 
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(MODDIR) modules_install
@@ -58,6 +63,7 @@ help:
 	@echo "make test-cross the cross-kernel suites on each tested kernel but TEST_KERNEL"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
 	@echo "make modules-all   the module for each tested kernel"
+	@echo "make test-kmod  the guest suites' test aid (tests/kmod) for KERNELRELEASE"
 	@echo "make deb        the Debian packages vaai-dkms and vaai-tools -> build/deb/"
 	@echo "make test-packages  install them in a Debian 12 root and a guest (root)"
 	@echo "make test-debug guest suites on a KASAN/lockdep/kmemleak/UBSAN kernel,"
@@ -118,14 +124,14 @@ test-host:
 test-upstream:
 	docs/upstream/run-tests.sh -q
 
-test-guest: module
+test-guest: module test-kmod
 	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 3600 \
 		--log build/vm/test-console-$(KERNELRELEASE).log \
 		-- tests/vm/guest-test.sh $(TESTS)
 
 # libiscsi's iscsi-test-cu on both stores (tests/guest/test_libiscsi.py),
 # alone; test-guest runs it among the other suites.
-test-libiscsi: module
+test-libiscsi: module test-kmod
 	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 1800 \
 		--log build/vm/libiscsi-console-$(KERNELRELEASE).log \
 		-- tests/vm/guest-test.sh tests/guest/test_libiscsi.py \
@@ -157,13 +163,13 @@ DEBUG_TIMEOUT ?= 21600
 
 test-debug:
 	kdir=$$(tests/vm/debug-kernel.sh) && \
-	$(MAKE) module KDIR=$$kdir && \
+	$(MAKE) module test-kmod KDIR=$$kdir && \
 	tests/vm/run.py --kernel-dir $$kdir --mem 4G --timeout $(DEBUG_TIMEOUT) \
 		--log build/vm/debug-console.log -- tests/vm/guest-test.sh $(TESTS)
 
 # libiscsi beside LIO (tests/guest/report_libiscsi.py): not a test, a table.
 report-libiscsi: deps
-	$(MAKE) module KERNELRELEASE=$(TEST_KERNEL)
+	$(MAKE) module test-kmod KERNELRELEASE=$(TEST_KERNEL)
 	tests/vm/run.py --kver $(TEST_KERNEL) --timeout 3600 \
 		--log build/vm/report-libiscsi-console.log \
 		-- tests/vm/guest-test.sh tests/guest/report_libiscsi.py \
@@ -202,7 +208,7 @@ serve: deps
 	tests/vm/run.py --kver $(KERNELRELEASE) --serve --timeout 0 \
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
-.PHONY: all module install clean help deps test test-host test-parsers test-guest \
+.PHONY: all module test-kmod install clean help deps test test-host test-parsers test-guest \
 	test-libiscsi \
 	test-cross test-kernels modules-all deb test-packages test-upstream \
 	test-debug report-libiscsi demo bench serve

@@ -334,6 +334,27 @@ def over_iscsi():
         sh(INITIATOR, "logout", ISCSI_IQN)
 
 
+CMD_WATCH = "/sys/module/vaai_cmd_watch/parameters/late"
+
+
+def late_calls():
+    """Calls on commands already completed, counted by tests/kmod's
+    vaai_cmd_watch (guest-test.sh loads it)."""
+    with open(CMD_WATCH) as f:
+        return int(f.read())
+
+
+@pytest.fixture(autouse=True)
+def nothing_touched_after_completion():
+    """No command is mapped, unmapped or completed again once completed:
+    the fabric may have freed or reused it (vaai.h's completion contract).
+    The kernel log names the call and its caller."""
+    before = late_calls()
+    yield
+    assert late_calls() == before, \
+        "a command was touched after its completion: see the kernel log"
+
+
 @pytest.fixture(autouse=True)
 def no_leftovers():
     """Every test leaves configfs as it found it."""

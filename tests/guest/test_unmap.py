@@ -92,8 +92,10 @@ def test_many_concurrent_refused_unmaps(lun):
     parameter list was still mapped, and unmapped afterwards, on a command
     the fabric may have reused.  Eight senders at once over tcm_loop, lists
     of two pages (mapped with vmap), each refused by its last descriptor:
-    every answer is the refusal and nothing is unmapped.  Under `make
-    test-debug` KASAN sees any touch of a completed command."""
+    every answer is the refusal and nothing is unmapped.  The unmap after
+    completion is what conftest's nothing_touched_after_completion sees
+    (tests/kmod/vaai_cmd_watch.c); KASAN does not over tcm_loop, where
+    the command is not freed."""
     data = fill(lun, MiB)
     good = [(i * 8, 8) for i in range(255)]
     lists = [good + [(lun.last_lba, 2)], good + [(2**64 - 8, 16)]]

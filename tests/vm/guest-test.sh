@@ -1,6 +1,10 @@
 #!/bin/sh
-# Inside the guest: the conformance suites (default: all of tests/guest).
+# Inside the guest: the conformance suites (default: all of tests/guest),
+# with the test aid that counts calls on completed commands loaded
+# (tests/kmod/vaai_cmd_watch.c; make test-kmod).
 # Usage: guest-test.sh [PYTEST_ARGS...]
 [ $# -gt 0 ] || set -- tests/guest
+[ -d /sys/module/vaai_cmd_watch ] ||
+	insmod "build/kmod/$(uname -r)/vaai_cmd_watch.ko" || exit 1
 exec /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfEs \
 	--junitxml="build/vm/guest-junit-$(uname -r).xml" "$@"
