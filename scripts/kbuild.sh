@@ -22,13 +22,20 @@ ROOT=${VAAI_SID_ROOT:-/var/cache/vaai/sid-root}
 moddir=build/$out/$kver
 
 cd "$REPO"
-mkdir -p "$moddir"
-for f in "$moddir"/*; do		# sources that are gone
-	[ -L "$f" ] && [ ! -e "$f" ] && rm -f "$f"
-done
-for f in "$tree"/Kbuild "$tree"/*.c "$tree"/*.h; do
-	[ -e "$f" ] || continue
-	ln -sfn "../../../$f" "$moddir/$(basename "$f")"
+# One level of subdirectories (target_core/parse/), linked file by file.
+for d in "$tree" "$tree"/*/; do
+	[ -d "$d" ] || continue
+	sub=${d#"$tree"} sub=${sub#/} sub=${sub%/}
+	out_dir=$moddir${sub:+/$sub} up=../../..${sub:+/..}
+	mkdir -p "$out_dir"
+	for f in "$out_dir"/*; do		# sources that are gone
+		[ -L "$f" ] && [ ! -e "$f" ] && rm -f "$f"
+	done
+	for f in "$d"/Kbuild "$d"/*.c "$d"/*.h; do
+		[ -e "$f" ] || continue
+		f=${f#./} f=$(echo "$f" | sed 's://*:/:g')
+		ln -sfn "$up/$f" "$out_dir/$(basename "$f")"
+	done
 done
 
 # One compiler per CPU, unless a parallel make above shares its own.

@@ -24,7 +24,7 @@
 #include <target/target_core_backend.h>
 
 #include "compat.h"
-#include "vaai_parse.h"
+#include "parse/vaai_parse.h"
 
 /*
  * The release, as modinfo shows it; debian/changelog and python/pyproject.toml
@@ -147,7 +147,7 @@ struct vaai_params {
 	bool readonly;
 };
 
-/* LBA range locks (vaai_lock.c, around vaai_range.c's queue). */
+/* LBA range locks (vaai_lock.c, around vaai_range_queue.c's queue). */
 struct vaai_rlock {
 	spinlock_t lock;
 	struct vaai_range_queue queue;

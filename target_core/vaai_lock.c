@@ -12,7 +12,7 @@
  *
  * When no exclusive request is queued, taking a shared lock is a list
  * insertion under the device's spinlock, with no search.  The queue itself
- * is vaai_range.c; this file adds the lock and the waiting.
+ * is vaai_range_queue.c; this file adds the lock and the waiting.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

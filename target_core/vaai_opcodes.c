@@ -2,7 +2,7 @@
 /*
  * target_core_vaai: REPORT SUPPORTED OPERATION CODES, SPC-4 6.35.
  *
- * LIO core (6.1) does not implement it.  The table (vaai_opcodes_report.c)
+ * LIO core (6.1) does not implement it.  The table (vaai_opcodes_data.c)
  * lists every command a vaai LUN accepts, that is every CDB that reaches an
  * execute function, whether our own parsers pick it or LIO's
  * sbc_parse_cdb() and spc_parse_cdb() do; a command that a device attribute

@@ -4,14 +4,14 @@
  * WRITE, WRITE SAME (10/16), VERIFY (10/12/16), GET LBA STATUS, UNMAP,
  * EXTENDED COPY, ORWRITE (16), PRE-FETCH (10/16) and WRITE AND VERIFY
  * (10/12/16), and REPORT SUPPORTED OPERATION CODES answered
- * (vaai_opcodes_report.c).
+ * (vaai_opcodes_data.c).
  *
  * Input: the command (index into cmds[]), flags (bit 0: 4096-byte blocks;
  * bit 1: WRITE SAME with UNMAP enabled; bits 7:2: the VAAI_OPC_* features
  * for REPORT SUPPORTED OPERATION CODES), capacity in blocks (be64, 0 read
  * as 1), MAXIMUM WRITE SAME LENGTH (be32), the transfer limit in blocks
  * (be32), then the CDB (16 bytes; its opcode byte is set from cmds[]).
- * An accepted GET LBA STATUS is answered (vaai_lbas_reply.c) from a fake
+ * An accepted GET LBA STATUS is answered (vaai_lba_status_data.c) from a fake
  * store whose extents the rest of the input gives, a byte each (bit 0:
  * mapped; bits 7:1 times 97: its length in bytes).
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: sequences of range locks taken and dropped
- * (vaai_range.c), against a model of who holds a grant.
+ * (vaai_range_queue.c), against a model of who holds a grant.
  *
  * Input: a list of operations on 16 slots.  A byte with bit 7 set drops
  * the lock in slot (bits 3:0), if it is queued; otherwise it queues one

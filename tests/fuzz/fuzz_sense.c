@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: sense data (vaai_sense_data.c) and the MISCOMPARE
- * offset (vaai_diff.c).
+ * offset (vaai_miscompare.c).
  *
  * Input: key, ASC, ASCQ, flags (bit 0: descriptor format; bit 1: C/D;
  * bit 2: a field pointer; bit 3: a bit pointer; bit 4: COMMAND-SPECIFIC

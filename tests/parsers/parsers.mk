@@ -1,14 +1,13 @@
-# The pure parsers of target_core/ (vaai_parse.h), built for the host:
+# The pure parsers, target_core/parse/ (vaai_parse.h), built for the host:
 # unit tests here, fuzzers in tests/fuzz.  Included by the top Makefile.
-PARSER_SRCS := $(addprefix target_core/,vaai_sense_data.c vaai_unmap_list.c \
-		vaai_xcopy_list.c vaai_cdb_fields.c vaai_diff.c vaai_range.c \
-		vaai_lbas_reply.c vaai_opcodes_report.c vaai_odx_list.c)
-PARSER_HDRS := target_core/vaai_parse.h $(wildcard tests/fuzz/kcompat/*.h)
+PARSER_SRCS := $(sort $(wildcard target_core/parse/*.c))
+PARSER_HDRS := target_core/parse/vaai_parse.h target_core/compat.h \
+		$(wildcard tests/fuzz/kcompat/*.h)
 SCSI_PROTO_H := $(KSRC)/include/scsi/scsi_proto.h
 PARSER_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-sign-compare \
 		-Wno-unused-parameter -Wno-missing-field-initializers \
 		-fno-omit-frame-pointer \
-		-Itarget_core -Itests/fuzz/kcompat -Itests/parsers \
+		-Itarget_core/parse -Itests/fuzz/kcompat -Itests/parsers \
 		-DVAAI_SCSI_PROTO_H='"$(SCSI_PROTO_H)"'
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 PARSER_CC ?= gcc

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-ins for the kernel definitions the pure parsers use
- * (target_core/vaai_parse.h includes this when __KERNEL__ is not defined).
+ * (target_core/parse/vaai_parse.h includes this when __KERNEL__ is not defined).
  * SCSI constants come from the kernel's own scsi/scsi_proto.h, which needs
  * linux/types.h, u8 and (6.12) linux/build_bug.h, here; the Makefile names
  * it in VAAI_SCSI_PROTO_H.

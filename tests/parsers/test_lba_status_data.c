@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* GET LBA STATUS parameter data (vaai_lbas_reply.c), SBC-4 5.8.2. */
+/* GET LBA STATUS parameter data (vaai_lba_status_data.c), SBC-4 5.8.2. */
 #include <stdlib.h>
 
 #include "harness.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* LBA range locks (vaai_range.c): who shares, who waits, who is woken. */
+/* LBA range locks (vaai_range_queue.c): who shares, who waits, who is woken. */
 #include "harness.h"
 
 static struct vaai_range_queue q;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* REPORT SUPPORTED OPERATION CODES (vaai_opcodes_report.c), SPC-4 6.35. */
+/* REPORT SUPPORTED OPERATION CODES (vaai_opcodes_data.c), SPC-4 6.35. */
 #include "harness.h"
 
 #define ALL_FEATURES	0x3f

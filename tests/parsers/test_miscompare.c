@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The first differing byte (vaai_diff.c), MISCOMPARE's INFORMATION. */
+/* The first differing byte (vaai_miscompare.c), MISCOMPARE's INFORMATION. */
 #include "harness.h"
 
 TEST(diff_equal_is_length)

@@ -26,7 +26,7 @@
 #else
 #include "kcompat.h"
 #endif
-#include "compat.h"
+#include "../compat.h"
 
 /* Opcodes scsi_proto.h does not name. */
 #ifndef PRE_FETCH_16
@@ -330,12 +330,12 @@ enum vaai_cdb_err vaai_lbas_cdb_check(const u8 *cdb, const struct vaai_cdb_lun *
 enum vaai_cdb_err vaai_unmap_cdb_check(const u8 *cdb, struct vaai_cdb_args *a);
 enum vaai_cdb_err vaai_xcopy_cdb_check(const u8 *cdb, struct vaai_cdb_args *a);
 
-/* vaai_diff.c: where data differs, for MISCOMPARE's INFORMATION */
+/* vaai_miscompare.c: where data differs, for MISCOMPARE's INFORMATION */
 size_t vaai_diff_bytes(const u8 *a, const u8 *b, size_t n);
 size_t vaai_diff_pattern(const u8 *block, u32 bs, size_t phase,
 			 const u8 *data, size_t n);
 
-/* vaai_lbas_reply.c: GET LBA STATUS parameter data, SBC-4 5.8.2 */
+/* vaai_lba_status_data.c: GET LBA STATUS parameter data, SBC-4 5.8.2 */
 #define VAAI_LBAS_HDR_LEN		8
 #define VAAI_LBAS_DESC_LEN		16
 /* Bounded work per command, whatever the allocation length says. */
@@ -361,7 +361,7 @@ struct vaai_lbas_req {
 int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
 			  vaai_lbas_map_t map, void *ctx, u32 *len);
 
-/* vaai_opcodes_report.c: REPORT SUPPORTED OPERATION CODES, SPC-4 6.35 */
+/* vaai_opcodes_data.c: REPORT SUPPORTED OPERATION CODES, SPC-4 6.35 */
 /* What a command of the table needs enabled on the LUN to be listed. */
 #define VAAI_OPC_CAW			BIT(0)	/* emulate_caw */
 #define VAAI_OPC_TPU			BIT(1)	/* emulate_tpu */
@@ -384,7 +384,7 @@ struct vaai_fault vaai_opcodes_report(const u8 *cdb, u32 features,
 				      const struct vaai_opcodes_out *out,
 				      u32 *len);
 
-/* vaai_range.c: LBA range locks, the queue without its lock and waits */
+/* vaai_range_queue.c: LBA range locks, the queue without its lock and waits */
 struct vaai_range {
 	struct list_head node;
 	loff_t start, end;		/* bytes, end exclusive */
