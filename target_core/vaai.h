@@ -424,15 +424,11 @@ static inline int vaai_dev_sync_if_write_through(struct vaai_dev *vdev,
 
 /* vaai_sense.c */
 void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write);
-void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq);
+void vaai_cmd_complete_ua(struct se_cmd *cmd, enum vaai_asc code);
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset);
 void vaai_cmd_complete_sense_data(struct se_cmd *cmd, u8 *buf);
-void vaai_cmd_complete_info(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
-			    u64 info);
-u8 vaai_copy_errno_sense(int err, u8 *key, u8 *asc, u8 *ascq);
-u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq);
-void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
-			     int byte, int bit);
+u8 vaai_copy_errno_sense(int err, u8 *key, enum vaai_asc *code);
+u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, enum vaai_asc code);
 void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size);
 void vaai_cmd_complete_fault(struct se_cmd *cmd, const struct vaai_fault *f);
 void vaai_cmd_complete_bad_cdb(struct se_cmd *cmd, u16 byte, int bit);

@@ -366,7 +366,8 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 	struct vaai_dev *vdev = xc->vdev;
 	struct se_cmd *cmd = xc->cmd;
 	bool underrun = !err && xc->underrun;
-	u8 status, key, asc, ascq;
+	enum vaai_asc code;
+	u8 status, key;
 	unsigned int i;
 	u64 done = 0;
 
@@ -382,13 +383,12 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 	}
 	vaai_cscd_release(xc);
 
-	status = vaai_copy_errno_sense(err, &key, &asc, &ascq);
+	status = vaai_copy_errno_sense(err, &key, &code);
 	if (underrun) {
 		/* SBC-4 5.51: INFORMATION is the blocks written */
 		status = SAM_STAT_CHECK_CONDITION;
 		key = COPY_ABORTED;
-		asc = 0x0d;
-		ascq = 0x04;		/* COPY TARGET DEVICE DATA UNDERRUN */
+		code = VAAI_ASC_COPY_TARGET_DATA_UNDERRUN;
 		done = div_u64(atomic64_read(&st->bytes_done),
 			       vdev->dev.dev_attrib.block_size);
 	}
@@ -401,7 +401,7 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 	}
 	atomic_dec(&vdev->copies.nr_running);
 	kvfree(xc);
-	vaai_copy_status_answer(cmd, st, status, key, asc, ascq,
+	vaai_copy_status_answer(cmd, st, status, key, code,
 				underrun ? &done : NULL);
 }
 

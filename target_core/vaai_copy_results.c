@@ -138,9 +138,9 @@ out:
  * same).  Its length.
  */
 static u8 vaai_copy_sense(struct se_device *dev, const struct vaai_copy_status *st,
-			  u8 *buf, u8 key, u8 asc, u8 ascq, const u64 *info)
+			  u8 *buf, u8 key, enum vaai_asc code, const u64 *info)
 {
-	u8 len = vaai_sense_fill(dev, buf, key, asc, ascq);
+	u8 len = vaai_sense_fill(dev, buf, key, code);
 
 	if (info)
 		len = vaai_sense_set_info(buf, TRANSPORT_SENSE_BUFFER, *info) ?: len;
@@ -177,14 +177,14 @@ static void vaai_copy_status_end(struct vaai_dev *vdev,
  * what the command was told.
  */
 void vaai_copy_status_answer(struct se_cmd *cmd, struct vaai_copy_status *st,
-			     u8 status, u8 key, u8 asc, u8 ascq,
+			     u8 status, u8 key, enum vaai_asc code,
 			     const u64 *info)
 {
 	u8 sense[TRANSPORT_SENSE_BUFFER] = {};
 	u8 len = 0;
 
 	if (status == SAM_STAT_CHECK_CONDITION)
-		len = vaai_copy_sense(cmd->se_dev, st, sense, key, asc, ascq, info);
+		len = vaai_copy_sense(cmd->se_dev, st, sense, key, code, info);
 	vaai_copy_status_end(to_vaai_dev(cmd->se_dev), st, status, sense, len);
 	if (status != SAM_STAT_CHECK_CONDITION)
 		target_complete_cmd(cmd, status);

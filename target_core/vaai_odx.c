@@ -19,10 +19,6 @@
 
 #include "vaai_xcopy.h"
 
-#define ASC_OP_IN_PROGRESS	0x00
-#define ASCQ_OP_IN_PROGRESS	0x16
-#define ASC_RESOURCES		0x55
-#define ASCQ_NO_TOKEN_ROOM	0x0d	/* INSUFFICIENT RESOURCES TO CREATE ROD TOKEN */
 #define VAAI_ODX_OFFSET_FIELD	8	/* OFFSET INTO ROD */
 
 /* A command's parameter list and what it says, with its outcome's record. */
@@ -103,11 +99,10 @@ static int vaai_odx_list_add(struct vaai_odx_cmd *oc)
 static void vaai_odx_list_refused(struct se_cmd *cmd, int ret)
 {
 	/* the CDB's LIST IDENTIFIER (byte 6) is in use */
-	static const struct vaai_fault in_use = {
-		ILLEGAL_REQUEST, ASC_OP_IN_PROGRESS, ASCQ_OP_IN_PROGRESS,
-		true, 6, -1
-	};
+	struct vaai_fault in_use = vaai_fault_param(VAAI_ASC_OPERATION_IN_PROGRESS,
+						    6, -1);
 
+	in_use.in_cdb = true;
 	if (ret == -EBUSY)
 		vaai_cmd_complete_fault(cmd, &in_use);
 	else
@@ -159,25 +154,25 @@ static sense_reason_t vaai_odx_pt_execute(struct se_cmd *cmd)
 	ret = vaai_odx_token_create(vdev, &oc->l, st->initiator, st->token);
 	if (ret == -ENOSPC) {
 		vaai_copy_status_answer(cmd, st, SAM_STAT_CHECK_CONDITION,
-					ILLEGAL_REQUEST, ASC_RESOURCES,
-					ASCQ_NO_TOKEN_ROOM, NULL);
+					ILLEGAL_REQUEST,
+					VAAI_ASC_NO_ROOM_FOR_ROD_TOKEN, NULL);
 	} else if (ret) {
-		vaai_copy_status_answer(cmd, st, SAM_STAT_TASK_SET_FULL, 0, 0, 0,
+		vaai_copy_status_answer(cmd, st, SAM_STAT_TASK_SET_FULL, 0, 0,
 					NULL);
 	} else {
 		atomic64_set(&st->bytes_done, oc->l.blocks *
 			     vdev->dev.dev_attrib.block_size);
 		atomic64_inc(&vdev->stats.odx_tokens);
-		vaai_copy_status_answer(cmd, st, SAM_STAT_GOOD, 0, 0, 0, NULL);
+		vaai_copy_status_answer(cmd, st, SAM_STAT_GOOD, 0, 0, NULL);
 	}
 	vaai_odx_cmd_free(oc);
 	return TCM_NO_SENSE;
 }
 
 /* Why a token cannot be used: INVALID TOKEN OPERATION and the cause. */
-static struct vaai_fault vaai_odx_token_fault(u8 ascq)
+static struct vaai_fault vaai_odx_token_fault(enum vaai_asc code)
 {
-	return vaai_fault_param(VAAI_ASC_TOKEN, ascq, -1, -1);
+	return vaai_fault_param(code, -1, -1);
 }
 
 /*
@@ -196,15 +191,15 @@ static struct vaai_fault vaai_odx_source(struct vaai_odx_cmd *oc,
 
 	xc->list.nr_cscds = 1;
 	if (vaai_cscd_resolve_src(oc->cmd, src, c))
-		return vaai_odx_token_fault(VAAI_ASCQ_TOKEN_ANY);
+		return vaai_odx_token_fault(VAAI_ASC_INVALID_TOKEN_OPERATION);
 	dev = &c->vdev->dev;
 	nr_blocks = dev->transport->get_blocks(dev) + 1;
 	if (dev->dev_attrib.block_size != src->block_size)
-		return vaai_odx_token_fault(VAAI_ASCQ_TOKEN_REVOKED);
+		return vaai_odx_token_fault(VAAI_ASC_TOKEN_REVOKED);
 	for (i = 0; i < src->nr; i++)
 		if (!vaai_lba_range_ok(nr_blocks, src->range[i].lba,
 				       src->range[i].nolb))
-			return vaai_odx_token_fault(VAAI_ASCQ_TOKEN_REVOKED);
+			return vaai_odx_token_fault(VAAI_ASC_TOKEN_REVOKED);
 	c->info.nr_blocks = nr_blocks;
 	c->info.block_size = src->block_size;
 	c->info.src = true;
@@ -244,12 +239,11 @@ static struct vaai_fault vaai_odx_segments(struct vaai_odx_cmd *oc,
 
 	/* OFFSET INTO ROD, in our blocks, must leave some of the token */
 	if (oc->l.offset >= div_u64(src->bytes + bs - 1, bs))
-		return vaai_fault_param(VAAI_ASC_INVALID_PARAM, 0x00,
-					VAAI_ODX_OFFSET_FIELD, -1);
+		return vaai_fault_field(VAAI_ODX_OFFSET_FIELD, -1);
 	skip = oc->l.offset * bs;
 	if (vaai_cscd_own(oc->cmd, c))
-		return (struct vaai_fault){ COPY_ABORTED, 0x0d, 0x02, false,
-					    -1, -1 };
+		return vaai_fault_sense(COPY_ABORTED,
+					VAAI_ASC_COPY_TARGET_NOT_REACHABLE, -1, -1);
 	xc->list.nr_cscds = 2;
 	c->info.nr_blocks = oc->cmd->se_dev->transport->get_blocks(oc->cmd->se_dev) + 1;
 	c->info.block_size = bs;
@@ -260,8 +254,7 @@ static struct vaai_fault vaai_odx_segments(struct vaai_odx_cmd *oc,
 	/* 64 ranges a side make at most 127 segments */
 	WARN_ON_ONCE(xc->list.nr_segs == VAAI_XCOPY_MAX_SEGS);
 	if (!vaai_odx_aligned(xc))
-		return vaai_fault_param(VAAI_ASC_INVALID_PARAM, 0x00,
-					VAAI_ODX_WUT_HDR_LEN - 2, -1);
+		return vaai_fault_field(VAAI_ODX_WUT_HDR_LEN - 2, -1);
 	xc->underrun = bytes < want;
 	oc->st->partial = !xc->underrun && src->bytes - skip > bytes;
 	return VAAI_FAULT_NONE;
@@ -277,9 +270,9 @@ static struct vaai_fault vaai_odx_take(struct vaai_odx_cmd *oc,
 
 	ret = vaai_odx_token_take(oc->l.token, src);
 	if (ret == -ETIME)
-		return vaai_odx_token_fault(VAAI_ASCQ_TOKEN_EXPIRED);
+		return vaai_odx_token_fault(VAAI_ASC_TOKEN_EXPIRED);
 	if (ret)
-		return vaai_odx_token_fault(VAAI_ASCQ_TOKEN_UNKNOWN);
+		return vaai_odx_token_fault(VAAI_ASC_TOKEN_UNKNOWN);
 	f = vaai_odx_source(oc, xc, src);
 	if (!f.key)
 		f = vaai_odx_segments(oc, xc, src);
@@ -348,7 +341,8 @@ static void vaai_odx_zero_work(struct vaai_io *io)
 	struct vaai_dev *vdev = io->vdev;
 	struct se_cmd *cmd = io->cmd;
 	u32 bs = vdev->dev.dev_attrib.block_size;
-	u8 status, key, asc, ascq;
+	enum vaai_asc code;
+	u8 status, key;
 	unsigned int i;
 	int ret = 0;
 
@@ -374,8 +368,8 @@ static void vaai_odx_zero_work(struct vaai_io *io)
 	vaai_odx_cmd_free(oc);
 	vaai_io_finish(io);
 
-	status = vaai_copy_errno_sense(ret, &key, &asc, &ascq);
-	vaai_copy_status_answer(cmd, st, status, key, asc, ascq, NULL);
+	status = vaai_copy_errno_sense(ret, &key, &code);
+	vaai_copy_status_answer(cmd, st, status, key, code, NULL);
 }
 
 static sense_reason_t vaai_odx_zero_start(struct vaai_odx_cmd *oc)

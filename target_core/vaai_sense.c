@@ -11,33 +11,33 @@
 
 #include "vaai.h"
 
+/* A sense key and what it is about. */
 struct vaai_sense {
 	u8 key;
-	u8 asc;
-	u8 ascq;
+	enum vaai_asc code;
 };
 
-/* SPC-4 4.5.6, table 28 (sense keys) and annex D (ASC/ASCQ). */
+/* SPC-4 4.5.6, table 28 (sense keys); the codes, vaai_sense_codes.h. */
 static const struct vaai_sense vaai_sense_no_space = {
-	DATA_PROTECT, 0x27, 0x07 /* SPACE ALLOCATION FAILED WRITE PROTECT */
+	DATA_PROTECT, VAAI_ASC_SPACE_ALLOCATION_FAILED
 };
 static const struct vaai_sense vaai_sense_write_protected = {
-	DATA_PROTECT, 0x27, 0x00 /* WRITE PROTECTED */
+	DATA_PROTECT, VAAI_ASC_WRITE_PROTECTED
 };
 static const struct vaai_sense vaai_sense_write_error = {
-	MEDIUM_ERROR, 0x0c, 0x00 /* WRITE ERROR */
+	MEDIUM_ERROR, VAAI_ASC_WRITE_ERROR
 };
 static const struct vaai_sense vaai_sense_read_error = {
-	MEDIUM_ERROR, 0x11, 0x00 /* UNRECOVERED READ ERROR */
+	MEDIUM_ERROR, VAAI_ASC_UNRECOVERED_READ_ERROR
 };
 static const struct vaai_sense vaai_sense_aborted = {
-	ABORTED_COMMAND, 0x00, 0x00 /* NO ADDITIONAL SENSE INFORMATION */
+	ABORTED_COMMAND, VAAI_ASC_NO_ADDITIONAL_SENSE
 };
 static const struct vaai_sense vaai_sense_copy_failed = {
-	COPY_ABORTED, 0x0d, 0x01 /* THIRD PARTY DEVICE FAILURE */
+	COPY_ABORTED, VAAI_ASC_THIRD_PARTY_DEVICE_FAILURE
 };
 static const struct vaai_sense vaai_sense_copy_unreachable = {
-	COPY_ABORTED, 0x0d, 0x02 /* COPY TARGET DEVICE NOT REACHABLE */
+	COPY_ABORTED, VAAI_ASC_COPY_TARGET_NOT_REACHABLE
 };
 
 /*
@@ -67,10 +67,11 @@ static const struct vaai_sense *vaai_errno_sense(int err, bool write)
 }
 
 /* Sense data for dev in buf (TRANSPORT_SENSE_BUFFER bytes); its length. */
-u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, u8 asc, u8 ascq)
+u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, enum vaai_asc code)
 {
 	return vaai_sense_build(buf, TRANSPORT_SENSE_BUFFER,
-				vaai_sense_desc_format(dev), key, asc, ascq);
+				vaai_sense_desc_format(dev), key,
+				vaai_asc(code), vaai_ascq(code));
 }
 
 /* CHECK CONDITION with sense data built in buf (TRANSPORT_SENSE_BUFFER). */
@@ -97,9 +98,20 @@ void vaai_cmd_complete_fault(struct se_cmd *cmd, const struct vaai_fault *f)
 /* CHECK CONDITION with our own sense and no field pointer. */
 static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense *s)
 {
-	const struct vaai_fault f = { s->key, s->asc, s->ascq, false, -1, -1 };
+	const struct vaai_fault f = vaai_fault_sense(s->key, s->code, -1, -1);
 
 	vaai_cmd_complete_fault(cmd, &f);
+}
+
+/* This sense, with INFORMATION set to info. */
+static void vaai_cmd_complete_info(struct se_cmd *cmd, u8 key,
+				   enum vaai_asc code, u64 info)
+{
+	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
+
+	vaai_sense_fill(cmd->se_dev, buf, key, code);
+	vaai_sense_set_info(buf, sizeof(buf), info);
+	vaai_cmd_complete_sense_data(cmd, buf);
 }
 
 /*
@@ -108,36 +120,16 @@ static void vaai_cmd_complete_sense(struct se_cmd *cmd, const struct vaai_sense 
  */
 void vaai_cmd_complete_miscompare(struct se_cmd *cmd, u64 offset)
 {
-	vaai_cmd_complete_info(cmd, MISCOMPARE, 0x1d, 0x00, offset);
-}
-
-/* This sense, with INFORMATION set to info. */
-void vaai_cmd_complete_info(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
-			    u64 info)
-{
-	u8 buf[TRANSPORT_SENSE_BUFFER] = {};
-
-	vaai_sense_build(buf, sizeof(buf), vaai_sense_desc_format(cmd->se_dev),
-			 key, asc, ascq);
-	vaai_sense_set_info(buf, sizeof(buf), info);
-	vaai_cmd_complete_sense_data(cmd, buf);
+	vaai_cmd_complete_info(cmd, MISCOMPARE, VAAI_ASC_MISCOMPARE_DURING_VERIFY,
+			       offset);
 }
 
 /* UNIT ATTENTION that this backend establishes itself. */
-void vaai_cmd_complete_ua(struct se_cmd *cmd, u8 asc, u8 ascq)
+void vaai_cmd_complete_ua(struct se_cmd *cmd, enum vaai_asc code)
 {
-	const struct vaai_sense s = { UNIT_ATTENTION, asc, ascq };
+	const struct vaai_sense s = { UNIT_ATTENTION, code };
 
 	vaai_cmd_complete_sense(cmd, &s);
-}
-
-/* This sense, pointing at a byte of the parameter list unless byte < 0. */
-void vaai_cmd_complete_check(struct se_cmd *cmd, u8 key, u8 asc, u8 ascq,
-			     int byte, int bit)
-{
-	const struct vaai_fault f = { key, asc, ascq, false, byte, bit };
-
-	vaai_cmd_complete_fault(cmd, &f);
 }
 
 /* INVALID FIELD IN CDB; bit: the field's most significant bit, or -1. */
@@ -163,11 +155,12 @@ void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size)
  * of a copy target as COPY ABORTED; a full thin destination stays DATA
  * PROTECT / SPACE ALLOCATION FAILED, which is what a host acts on.
  */
-u8 vaai_copy_errno_sense(int err, u8 *key, u8 *asc, u8 *ascq)
+u8 vaai_copy_errno_sense(int err, u8 *key, enum vaai_asc *code)
 {
 	const struct vaai_sense *s;
 
-	*key = *asc = *ascq = 0;
+	*key = 0;
+	*code = VAAI_ASC_NO_ADDITIONAL_SENSE;
 	switch (err) {
 	case 0:
 		return SAM_STAT_GOOD;
@@ -190,8 +183,7 @@ u8 vaai_copy_errno_sense(int err, u8 *key, u8 *asc, u8 *ascq)
 		break;
 	}
 	*key = s->key;
-	*asc = s->asc;
-	*ascq = s->ascq;
+	*code = s->code;
 	return SAM_STAT_CHECK_CONDITION;
 }
 

@@ -16,15 +16,15 @@
 
 static sense_reason_t vaai_ua_capacity_execute(struct se_cmd *cmd)
 {
-	/* SBC-4 4.6: CAPACITY DATA HAS CHANGED */
-	vaai_cmd_complete_ua(cmd, 0x2a, 0x09);
+	/* SBC-4 4.6 */
+	vaai_cmd_complete_ua(cmd, VAAI_ASC_CAPACITY_DATA_HAS_CHANGED);
 	return TCM_NO_SENSE;
 }
 
 static sense_reason_t vaai_ua_soft_threshold_execute(struct se_cmd *cmd)
 {
 	/* SBC-4 4.7.3.8: THIN PROVISIONING SOFT THRESHOLD REACHED */
-	vaai_cmd_complete_ua(cmd, 0x38, 0x07);
+	vaai_cmd_complete_ua(cmd, VAAI_ASC_SOFT_THRESHOLD_REACHED);
 	return TCM_NO_SENSE;
 }
 

@@ -14,8 +14,6 @@
 
 #include "vaai_xcopy.h"
 
-#define ASC_OP_IN_PROGRESS	0x00
-#define ASCQ_OP_IN_PROGRESS	0x16
 
 /* The list's idx-th CSCD descriptor, resolved to a LUN of this nexus. */
 static struct vaai_cscd_info *vaai_xcopy_resolve(void *ctx, const u8 *desc,
@@ -128,9 +126,9 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 			atomic_dec(&vdev->copies.nr_running);
 			if (ret == -EBUSY) {
 				/* that list identifier is running: OPERATION IN PROGRESS */
-				vaai_xcopy_refuse(xc, vaai_fault_param(ASC_OP_IN_PROGRESS,
-								       ASCQ_OP_IN_PROGRESS,
-								       0, -1));
+				vaai_xcopy_refuse(xc,
+					vaai_fault_param(VAAI_ASC_OPERATION_IN_PROGRESS,
+							 0, -1));
 				return TCM_NO_SENSE;
 			}
 			vaai_xcopy_free(xc);

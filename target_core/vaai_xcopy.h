@@ -98,7 +98,7 @@ void vaai_copy_status_init(struct vaai_copy_status *st,
 			   const struct se_session *sess);
 int vaai_copy_status_add(struct vaai_dev *vdev, struct vaai_copy_status *st);
 void vaai_copy_status_answer(struct se_cmd *cmd, struct vaai_copy_status *st,
-			     u8 status, u8 key, u8 asc, u8 ascq,
+			     u8 status, u8 key, enum vaai_asc code,
 			     const u64 *info);
 void vaai_copy_status_free(struct vaai_copy_status *st);
 typedef u32 (*vaai_copy_fill_t)(const struct vaai_copy_status *st, u8 *buf,

@@ -10,13 +10,7 @@
  */
 #include "vaai_parse.h"
 
-#define ASCQ_TOO_MANY_SEGS	0x08	/* TOO MANY SEGMENT DESCRIPTORS */
 #define VAAI_ODX_TOKEN_LEN_OFF	6	/* ROD TOKEN LENGTH, in the token */
-
-static struct vaai_fault vaai_odx_field(int byte, int bit)
-{
-	return vaai_fault_param(VAAI_ASC_INVALID_PARAM, 0x00, byte, bit);
-}
 
 static bool vaai_odx_overlap(const struct vaai_odx_list *l, u64 lba, u32 nolb)
 {
@@ -42,9 +36,9 @@ static struct vaai_fault vaai_odx_ranges(const u8 *p, u32 off, u32 rdl,
 	unsigned int i, n = rdl / VAAI_ODX_RANGE_LEN;
 
 	if (!rdl || rdl % VAAI_ODX_RANGE_LEN)
-		return vaai_odx_field(rdl_field, -1);
+		return vaai_fault_field(rdl_field, -1);
 	if (n > VAAI_ODX_MAX_RANGES)
-		return vaai_fault_param(VAAI_ASC_INVALID_PARAM, ASCQ_TOO_MANY_SEGS,
+		return vaai_fault_param(VAAI_ASC_TOO_MANY_SEGMENT_DESCRIPTORS,
 					rdl_field, -1);
 	for (i = 0; i < n; i++) {
 		const u8 *d = p + off + i * VAAI_ODX_RANGE_LEN;
@@ -55,10 +49,10 @@ static struct vaai_fault vaai_odx_ranges(const u8 *p, u32 off, u32 rdl,
 		if (!nolb)
 			continue;
 		if (!vaai_lba_range_ok(lun->nr_blocks, lba, nolb))
-			return vaai_fault_param(VAAI_ASC_LBA_OUT_OF_RANGE, 0x00,
+			return vaai_fault_param(VAAI_ASC_LBA_OUT_OF_RANGE,
 						field, -1);
 		if (vaai_odx_overlap(l, lba, nolb))
-			return vaai_odx_field(field, -1);
+			return vaai_fault_field(field, -1);
 		l->range[l->nr].lba = lba;
 		l->range[l->nr].nolb = nolb;
 		l->nr++;
@@ -66,7 +60,7 @@ static struct vaai_fault vaai_odx_ranges(const u8 *p, u32 off, u32 rdl,
 	}
 	/* MAXIMUM TOKEN TRANSFER SIZE (SBC-4 6.6.6.2) */
 	if (l->blocks > VAAI_ODX_MAX_TOKEN_BYTES / lun->block_size)
-		return vaai_odx_field(rdl_field, -1);
+		return vaai_fault_field(rdl_field, -1);
 	return VAAI_FAULT_NONE;
 }
 
@@ -89,7 +83,7 @@ static struct vaai_fault vaai_odx_head(const u8 *p, u32 len, u32 hdr,
 	if (dl > len || (u64)hdr + *rdl > len)
 		return vaai_fault_length();
 	if (dl < hdr + *rdl)
-		return vaai_odx_field(0, -1);
+		return vaai_fault_field(0, -1);
 	l->immed = p[2] & 0x01;
 	return VAAI_FAULT_NONE;
 }
@@ -107,13 +101,13 @@ struct vaai_fault vaai_odx_pt_parse(const u8 *p, u32 len,
 	l->rtv = p[2] & 0x02;
 	l->timeout = get_unaligned_be32(&p[4]);
 	if (l->timeout > VAAI_ODX_MAX_TIMEOUT)
-		return vaai_odx_field(4, -1);
+		return vaai_fault_field(4, -1);
 	if (!l->timeout)
 		l->timeout = VAAI_ODX_DEFAULT_TIMEOUT;
 	/* the one type we create; 0 leaves the choice to us */
 	l->rod_type = l->rtv ? get_unaligned_be32(&p[8]) : 0;
 	if (l->rod_type && l->rod_type != VAAI_ROD_TYPE_AUR)
-		return vaai_odx_field(8, -1);
+		return vaai_fault_field(8, -1);
 	l->rod_type = VAAI_ROD_TYPE_AUR;
 	return vaai_odx_ranges(p, VAAI_ODX_PT_HDR_LEN, rdl, 14, lun, l);
 }
@@ -139,10 +133,10 @@ struct vaai_fault vaai_odx_token_check(const u8 *tok, u32 *rod_type)
 {
 	*rod_type = get_unaligned_be32(&tok[0]);
 	if (*rod_type != VAAI_ROD_TYPE_AUR && *rod_type != VAAI_ROD_TYPE_ZERO)
-		return vaai_fault_param(VAAI_ASC_TOKEN, VAAI_ASCQ_TOKEN_TYPE,
+		return vaai_fault_param(VAAI_ASC_TOKEN_UNSUPPORTED_TYPE,
 					VAAI_ODX_TOKEN_OFF, -1);
 	if (get_unaligned_be16(&tok[VAAI_ODX_TOKEN_LEN_OFF]) != VAAI_ODX_TOKEN_BODY)
-		return vaai_fault_param(VAAI_ASC_TOKEN, VAAI_ASCQ_TOKEN_LENGTH,
+		return vaai_fault_param(VAAI_ASC_TOKEN_INVALID_LENGTH,
 					VAAI_ODX_TOKEN_OFF + VAAI_ODX_TOKEN_LEN_OFF,
 					-1);
 	return VAAI_FAULT_NONE;

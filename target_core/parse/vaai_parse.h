@@ -27,6 +27,7 @@
 #include "kcompat.h"
 #endif
 #include "../compat.h"
+#include "vaai_sense_codes.h"
 
 /* Opcodes scsi_proto.h does not name. */
 #ifndef PRE_FETCH_16
@@ -42,11 +43,22 @@
 /* COMPARE AND WRITE: the Block Limits byte allows no more. */
 #define VAAI_CAW_MAX_BLOCKS		255
 
-/* Additional sense codes (SPC-4 annex D) the parsers answer with. */
-#define VAAI_ASC_PARAM_LIST_LENGTH	0x1a	/* PARAMETER LIST LENGTH ERROR */
-#define VAAI_ASC_LBA_OUT_OF_RANGE	0x21
-#define VAAI_ASC_INVALID_CDB_FIELD	0x24
-#define VAAI_ASC_INVALID_PARAM		0x26	/* INVALID FIELD IN PARAMETER LIST */
+/* An additional sense code and its qualifier, as ASC << 8 | ASCQ. */
+#define VAAI_ASC_ENUM(name, asc, ascq)	VAAI_ASC_##name = (asc) << 8 | (ascq),
+enum vaai_asc {
+	VAAI_ASC_LIST(VAAI_ASC_ENUM)
+};
+#undef VAAI_ASC_ENUM
+
+static inline u8 vaai_asc(enum vaai_asc code)
+{
+	return code >> 8;
+}
+
+static inline u8 vaai_ascq(enum vaai_asc code)
+{
+	return code & 0xff;
+}
 
 /*
  * A refusal: the sense to answer with, and the field at fault for the
@@ -67,22 +79,40 @@ static inline bool vaai_lba_range_ok(u64 nr_blocks, u64 lba, u64 nolb)
 	return lba < nr_blocks && nolb <= nr_blocks - lba;
 }
 
-static inline struct vaai_fault vaai_fault_param(u8 asc, u8 ascq, int byte,
+/* This sense, pointing at a parameter list's byte unless byte < 0. */
+static inline struct vaai_fault vaai_fault_sense(u8 key, enum vaai_asc code,
+						 int byte, int bit)
+{
+	return (struct vaai_fault){ key, vaai_asc(code), vaai_ascq(code),
+				    false, byte, bit };
+}
+
+static inline struct vaai_fault vaai_fault_param(enum vaai_asc code, int byte,
 						 int bit)
 {
-	return (struct vaai_fault){ ILLEGAL_REQUEST, asc, ascq, false, byte, bit };
+	return vaai_fault_sense(ILLEGAL_REQUEST, code, byte, bit);
+}
+
+/* INVALID FIELD IN PARAMETER LIST, at byte (and bit, unless -1). */
+static inline struct vaai_fault vaai_fault_field(int byte, int bit)
+{
+	return vaai_fault_param(VAAI_ASC_INVALID_FIELD_IN_PARAMETER_LIST,
+				byte, bit);
 }
 
 /* PARAMETER LIST LENGTH ERROR: the list is shorter than it says. */
 static inline struct vaai_fault vaai_fault_length(void)
 {
-	return vaai_fault_param(VAAI_ASC_PARAM_LIST_LENGTH, 0x00, -1, -1);
+	return vaai_fault_param(VAAI_ASC_PARAMETER_LIST_LENGTH_ERROR, -1, -1);
 }
 
 static inline struct vaai_fault vaai_fault_cdb(int byte, int bit)
 {
-	return (struct vaai_fault){ ILLEGAL_REQUEST, VAAI_ASC_INVALID_CDB_FIELD,
-				    0x00, true, byte, bit };
+	struct vaai_fault f = vaai_fault_param(VAAI_ASC_INVALID_FIELD_IN_CDB,
+					       byte, bit);
+
+	f.in_cdb = true;
+	return f;
 }
 
 /* vaai_sense_data.c: sense data, SPC-4 4.5 */
@@ -205,14 +235,6 @@ struct vaai_fault vaai_xcopy_list_parse(const u8 *p, u32 len,
 /* ROD TYPE values (SPC-4 table 117; SBC-4 for the zero token) */
 #define VAAI_ROD_TYPE_AUR		0x00010000	/* access upon reference */
 #define VAAI_ROD_TYPE_ZERO		0xffff0001	/* block device zero ROD token */
-/* INVALID TOKEN OPERATION (ASC 23h) qualifiers */
-#define VAAI_ASC_TOKEN			0x23
-#define VAAI_ASCQ_TOKEN_ANY		0x00	/* cause not reportable */
-#define VAAI_ASCQ_TOKEN_TYPE		0x01	/* unsupported token type */
-#define VAAI_ASCQ_TOKEN_UNKNOWN		0x04
-#define VAAI_ASCQ_TOKEN_REVOKED		0x06
-#define VAAI_ASCQ_TOKEN_EXPIRED		0x07
-#define VAAI_ASCQ_TOKEN_LENGTH		0x0a	/* invalid token length */
 
 struct vaai_odx_range {
 	u64 lba;

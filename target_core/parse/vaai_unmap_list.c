@@ -6,11 +6,6 @@
  */
 #include "vaai_parse.h"
 
-static struct vaai_fault vaai_unmap_bad(u8 asc, u32 byte)
-{
-	return vaai_fault_param(asc, 0x00, byte, -1);
-}
-
 /*
  * The header of a list of len bytes (the PARAMETER LIST LENGTH, at least
  * the header: the execute path answers an empty or shorter list itself):
@@ -28,11 +23,11 @@ struct vaai_fault vaai_unmap_list_check(const u8 *buf, u32 len,
 	data_len = get_unaligned_be16(&buf[0]);
 	bd_len = get_unaligned_be16(&buf[2]);
 	if (data_len + 2 > len || data_len < bd_len + VAAI_UNMAP_HDR_LEN - 2)
-		return vaai_unmap_bad(VAAI_ASC_INVALID_PARAM, 0);
+		return vaai_fault_field(0, -1);
 	/* An incomplete last descriptor is ignored (SBC-4 5.32.2). */
 	*nr = bd_len / VAAI_UNMAP_DESC_LEN;
 	if (*nr > lim->max_descs)
-		return vaai_unmap_bad(VAAI_ASC_INVALID_PARAM, 2);
+		return vaai_fault_field(2, -1);
 	return VAAI_FAULT_NONE;
 }
 
@@ -57,10 +52,10 @@ struct vaai_fault vaai_unmap_list_collect(const u8 *buf, unsigned int nr,
 		if (!nolb)
 			continue;
 		if (lba >= lim->nr_blocks || nolb > lim->nr_blocks - lba)
-			return vaai_unmap_bad(VAAI_ASC_LBA_OUT_OF_RANGE, at);
+			return vaai_fault_param(VAAI_ASC_LBA_OUT_OF_RANGE, at, -1);
 		span->blocks += nolb;
 		if (span->blocks > lim->max_lbas)
-			return vaai_unmap_bad(VAAI_ASC_INVALID_PARAM, at + 8);
+			return vaai_fault_field(at + 8, -1);
 		span->first = min(span->first, lba);
 		span->end = max(span->end, lba + nolb);
 		range[span->nr].lba = lba;

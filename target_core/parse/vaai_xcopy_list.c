@@ -10,26 +10,10 @@
  */
 #include "vaai_parse.h"
 
-#define ASCQ_TOO_MANY_CSCDS	0x06
-#define ASCQ_BAD_CSCD_TYPE	0x07
-#define ASCQ_TOO_MANY_SEGS	0x08
-#define ASCQ_BAD_SEG_TYPE	0x09
-#define ASCQ_INEXACT_SEGMENT	0x0a
-#define ASCQ_INLINE_TOO_LONG	0x0b
-#define ASC_COPY_TARGET		0x0d
-#define ASCQ_NOT_REACHABLE	0x02	/* COPY TARGET DEVICE NOT REACHABLE */
-#define ASC_UNREACHABLE		0x08
-#define ASCQ_UNREACHABLE	0x04	/* UNREACHABLE COPY TARGET */
-
-static struct vaai_fault vaai_xerr_field(u8 asc, u8 ascq, int field, int bit)
-{
-	return vaai_fault_param(asc, ascq, field, bit);
-}
-
 /* COPY ABORTED: a copy target that cannot be reached, or not there. */
-static struct vaai_fault vaai_xerr_copy(u8 asc, u8 ascq)
+static struct vaai_fault vaai_xerr_copy(enum vaai_asc code)
 {
-	return (struct vaai_fault){ COPY_ABORTED, asc, ascq, false, -1, -1 };
+	return vaai_fault_sense(COPY_ABORTED, code, -1, -1);
 }
 
 /* Header, SPC-4 6.4.3.2: list identifier, usage, and the three lengths. */
@@ -45,13 +29,12 @@ static struct vaai_fault vaai_xcopy_header(struct vaai_xcopy_list *xl,
 	if (VAAI_XCOPY_HDR_LEN + (u64)*cscd_len + *seg_len + inline_len > len)
 		return vaai_fault_length();
 	if (inline_len)		/* MAXIMUM INLINE DATA LENGTH is 0 */
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, ASCQ_INLINE_TOO_LONG,
-				       12, -1);
+		return vaai_fault_param(VAAI_ASC_INLINE_DATA_LENGTH_EXCEEDED, 12, -1);
 	if (usage != VAAI_LID_HOLD && usage != VAAI_LID_NO_HOLD &&
 	    usage != VAAI_LID_NONE)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, 1, 4);
+		return vaai_fault_field(1, 4);
 	if (usage == VAAI_LID_NONE && p[0])
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, 0, -1);
+		return vaai_fault_field(0, -1);
 	xl->list_id = p[0];
 	xl->hold = usage == VAAI_LID_HOLD;
 	xl->listed = usage != VAAI_LID_NONE;
@@ -68,10 +51,10 @@ static struct vaai_fault vaai_xcopy_cscd_fields(const u8 *d, u32 off)
 {
 	/* NUL set: a null device, which we do not emulate */
 	if (d[1] & 0x20)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 1, 5);
+		return vaai_fault_field(off + 1, 5);
 	/* only block devices (PERIPHERAL DEVICE TYPE 0) */
 	if (d[1] & 0x1f)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 1, 4);
+		return vaai_fault_field(off + 1, 4);
 	return VAAI_FAULT_NONE;
 }
 
@@ -88,24 +71,23 @@ static struct vaai_fault vaai_xcopy_cscds(struct vaai_xcopy_list *xl,
 		struct vaai_fault f;
 
 		if (d[0] != VAAI_CSCD_ID)
-			return vaai_xerr_field(VAAI_ASC_INVALID_PARAM,
-					       ASCQ_BAD_CSCD_TYPE, off, -1);
+			return vaai_fault_param(VAAI_ASC_UNSUPPORTED_TARGET_DESCRIPTOR_TYPE,
+						off, -1);
 		if (end - off < VAAI_XCOPY_CSCD_LEN)
 			return vaai_fault_length();
 		if (xl->nr_cscds == VAAI_XCOPY_MAX_CSCDS)
-			return vaai_xerr_field(VAAI_ASC_INVALID_PARAM,
-					       ASCQ_TOO_MANY_CSCDS, 2, -1);
+			return vaai_fault_param(VAAI_ASC_TOO_MANY_TARGET_DESCRIPTORS,
+						2, -1);
 		f = vaai_xcopy_cscd_fields(d, off);
 		if (f.key)
 			return f;
 		c = resolve(ctx, d, xl->nr_cscds);
 		if (!c)
-			return vaai_xerr_copy(ASC_COPY_TARGET, ASCQ_NOT_REACHABLE);
+			return vaai_xerr_copy(VAAI_ASC_COPY_TARGET_NOT_REACHABLE);
 		xl->cscd[xl->nr_cscds++] = c;
 		/* DISK BLOCK LENGTH, bytes 29-31, is the LUN's block size */
 		if (get_unaligned_be24(&d[29]) != c->block_size)
-			return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00,
-					       off + 29, -1);
+			return vaai_fault_field(off + 29, -1);
 	}
 	return VAAI_FAULT_NONE;
 }
@@ -119,7 +101,7 @@ static struct vaai_fault vaai_xcopy_side(const struct vaai_cscd_info *c,
 					 u64 lba, u64 bytes, loff_t *pos)
 {
 	if (!vaai_lba_range_ok(c->nr_blocks, lba, bytes / c->block_size))
-		return vaai_xerr_copy(ASC_COPY_TARGET, ASCQ_NOT_REACHABLE);
+		return vaai_xerr_copy(VAAI_ASC_COPY_TARGET_NOT_REACHABLE);
 	*pos = lba * c->block_size;
 	return VAAI_FAULT_NONE;
 }
@@ -132,9 +114,9 @@ static struct vaai_fault vaai_xcopy_b2b_cscds(struct vaai_xcopy_list *xl,
 	s->dst = get_unaligned_be16(&d[6]);
 	/* an index past the list names no copy target at all */
 	if (s->src >= xl->nr_cscds || s->dst >= xl->nr_cscds)
-		return vaai_xerr_copy(ASC_UNREACHABLE, ASCQ_UNREACHABLE);
+		return vaai_xerr_copy(VAAI_ASC_UNREACHABLE_COPY_TARGET);
 	if (xl->cscd[s->dst]->readonly)
-		return vaai_xerr_copy(ASC_COPY_TARGET, ASCQ_NOT_REACHABLE);
+		return vaai_xerr_copy(VAAI_ASC_COPY_TARGET_NOT_REACHABLE);
 	xl->cscd[s->src]->src = true;
 	xl->cscd[s->dst]->dst = true;
 	return VAAI_FAULT_NONE;
@@ -150,7 +132,7 @@ static struct vaai_fault vaai_xcopy_b2b(struct vaai_xcopy_list *xl,
 	u64 bytes;
 
 	if (get_unaligned_be16(&d[2]) != VAAI_XCOPY_SEG_B2B_LEN - 4)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 2, -1);
+		return vaai_fault_field(off + 2, -1);
 	f = vaai_xcopy_b2b_cscds(xl, d, s);
 	if (f.key)
 		return f;
@@ -163,11 +145,11 @@ static struct vaai_fault vaai_xcopy_b2b(struct vaai_xcopy_list *xl,
 	nblocks = get_unaligned_be16(&d[10]);
 	bytes = (u64)nblocks * (d[1] & 0x02 ? dbs : sbs);
 	if (bytes % sbs || bytes % dbs)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, ASCQ_INEXACT_SEGMENT,
-				       off + 10, -1);
+		return vaai_fault_param(VAAI_ASC_UNEXPECTED_INEXACT_SEGMENT,
+					off + 10, -1);
 	/* cannot trigger with 16-bit counts of 4 KiB blocks; keeps it true */
 	if (bytes > VAAI_XCOPY_MAX_SEG_BYTES)
-		return vaai_xerr_field(VAAI_ASC_INVALID_PARAM, 0x00, off + 10, -1);
+		return vaai_fault_field(off + 10, -1);
 
 	f = vaai_xcopy_side(src, get_unaligned_be64(&d[12]), bytes, &s->src_pos);
 	if (f.key)
@@ -187,13 +169,13 @@ static struct vaai_fault vaai_xcopy_segs(struct vaai_xcopy_list *xl,
 		struct vaai_fault f;
 
 		if (d[0] != VAAI_SEG_B2B)
-			return vaai_xerr_field(VAAI_ASC_INVALID_PARAM,
-					       ASCQ_BAD_SEG_TYPE, off, -1);
+			return vaai_fault_param(VAAI_ASC_UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE,
+						off, -1);
 		if (end - off < VAAI_XCOPY_SEG_B2B_LEN)
 			return vaai_fault_length();
 		if (xl->nr_segs == VAAI_XCOPY_MAX_SEGS)
-			return vaai_xerr_field(VAAI_ASC_INVALID_PARAM,
-					       ASCQ_TOO_MANY_SEGS, 8, -1);
+			return vaai_fault_param(VAAI_ASC_TOO_MANY_SEGMENT_DESCRIPTORS,
+						8, -1);
 		f = vaai_xcopy_b2b(xl, d, off, &xl->seg[xl->nr_segs]);
 		if (f.key)
 			return f;

@@ -67,7 +67,7 @@ static void check_wut(const u8 *list, u32 len)
 	f = vaai_odx_token_check(l.token, &type);
 	if (f.key) {
 		fuzz_check_list_fault(&f, len);
-		FUZZ_ASSERT(f.asc == VAAI_ASC_TOKEN);
+		FUZZ_ASSERT(f.asc == 0x23);	/* INVALID TOKEN OPERATION */
 		FUZZ_ASSERT(f.byte == VAAI_ODX_TOKEN_OFF ||
 			    f.byte == VAAI_ODX_TOKEN_OFF + 6);
 	} else {

@@ -56,7 +56,7 @@ TEST(sense_fixed_field_pointer_in_cdb_with_bit)
 
 TEST(sense_fixed_field_pointer_in_list_no_bit)
 {
-	const struct vaai_fault f = vaai_fault_param(0x26, 0x00, 0x1234, -1);
+	const struct vaai_fault f = vaai_fault_field(0x1234, -1);
 	u8 buf[SENSE_BUF] = {};
 
 	CHECK_EQ(vaai_sense_build_fault(buf, sizeof(buf), false, &f), 18);
@@ -71,7 +71,7 @@ TEST(sense_descriptor_field_pointer)
 		0x72, ILLEGAL_REQUEST, 0x26, 0x00, 0, 0, 0, 8,
 		0x02, 0x06, 0, 0, 0x80 | 0x08 | 4, 0x00, 0x11, 0,
 	};
-	const struct vaai_fault f = vaai_fault_param(0x26, 0x00, 17, 4);
+	const struct vaai_fault f = vaai_fault_field(17, 4);
 	u8 buf[SENSE_BUF];
 
 	memset(buf, 0xff, sizeof(buf));
