@@ -11,11 +11,11 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST,
                   MISCOMPARE, cdb_compare_and_write, compare_and_write,
                   expect_good, expect_sense, read_blocks, sg_io, write_blocks)
 from thin import stat
+from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
+                         MISCOMPARE_DURING_VERIFY, WRITE_PROTECTED)
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
-
-MISCOMPARE_DURING_VERIFY = (0x1D, 0x00)
 
 
 def put(lun, lba, data):
@@ -67,7 +67,7 @@ def test_beyond_capacity_is_refused(lun):
     data = bytes(2 * 512)
     for lba in (lun.last_lba, lun.nr_blocks, 2**64 - 1):
         expect_sense(compare_and_write(lun.sg, lba, data, data, 512),
-                     ILLEGAL_REQUEST, 0x21, 0x00)
+                     ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
 
 
 @pytest.mark.over_fabrics
@@ -75,9 +75,9 @@ def test_data_out_length_must_be_twice_the_blocks(lun):
     old = os.urandom(1024)
     put(lun, 0, old)
     res = sg_io(lun.sg, cdb_compare_and_write(0, 2), data_out=old + os.urandom(1024) + bytes(512))
-    expect_sense(res, ILLEGAL_REQUEST, 0x0E, 0x03)
+    expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_COMMAND_IU)
     res = sg_io(lun.sg, cdb_compare_and_write(0, 2), data_out=old)
-    expect_sense(res, ILLEGAL_REQUEST, 0x0E, 0x03)
+    expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_COMMAND_IU)
     assert get(lun, 0, 2) == old
 
 
@@ -85,17 +85,15 @@ def test_wrprotect_is_refused(lun):
     old = os.urandom(512)
     put(lun, 0, old)
     res = compare_and_write(lun.sg, 0, old, os.urandom(512), 512, flags=0x20)
-    expect_sense(res, ILLEGAL_REQUEST, 0x24, 0x00)
+    expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
     assert get(lun, 0, 1) == old
-
-
 
 
 def test_readonly_lun_refuses(make_lun):
     data = os.urandom(MiB)
     lun = make_lun(size=16 * MiB, readonly=True, fill=data)
     res = compare_and_write(lun.sg, 0, data[:512], bytes(512), 512)
-    expect_sense(res, DATA_PROTECT, 0x27, 0x00)
+    expect_sense(res, DATA_PROTECT, *WRITE_PROTECTED)
     assert get(lun, 0, 1) == data[:512]
 
 

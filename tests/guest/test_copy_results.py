@@ -10,6 +10,7 @@ from scsi import (DATA_PROTECT, GOOD, ILLEGAL_REQUEST, cscd_e4, decode_sense,
                   expect_good, expect_sense, naa_of, receive_copy_results,
                   seg_b2b, write_blocks, xcopy, xcopy_list)
 from vaai import VaaiStorageObject
+from sense_codes import INVALID_FIELD_IN_CDB, SPACE_ALLOCATION_FAILED
 from vaai.export import sg_of
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
@@ -17,7 +18,6 @@ ALL_FABRICS = True
 
 COPY_STATUS, OP_PARAMS, FAILED_SEGMENTS = 0x00, 0x03, 0x04
 HOLD, NO_HOLD = 0, 2
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
 
 
 def cscd(lun):
@@ -105,7 +105,7 @@ def test_failed_held_copy_gives_its_sense(make_lun, small_fs):
         p = xcopy_list([cscd(a), cscd_e4(naa_of(sg), 512)],
                        [seg_b2b(0, 1, 8, 0, 0), seg_b2b(0, 1, 32768, 0, 8)],
                        list_id=9, usage=HOLD)
-        expect_sense(xcopy(a.sg, p), DATA_PROTECT, 0x27, 0x07)
+        expect_sense(xcopy(a.sg, p), DATA_PROTECT, *SPACE_ALLOCATION_FAILED)
         st = copy_status(a, 9)
         assert st["state"] == 2 and st["segments"] == 1
         d = expect_good(receive_copy_results(a.sg, FAILED_SEGMENTS, 9)).data
@@ -113,7 +113,7 @@ def test_failed_held_copy_gives_its_sense(make_lun, small_fs):
         assert struct.unpack(">I", d[0:4])[0] == 56 + sense_len
         assert d[56] == 0x02                             # CHECK CONDITION
         s = decode_sense(d[60:60 + sense_len])
-        assert (s.key, s.asc, s.ascq) == (DATA_PROTECT, 0x27, 0x07)
+        assert (s.key, s.asc, s.ascq) == (DATA_PROTECT, *SPACE_ALLOCATION_FAILED)
         # read: gone
         expect_sense(receive_copy_results(a.sg, FAILED_SEGMENTS, 9), ILLEGAL_REQUEST,
                      *INVALID_FIELD_IN_CDB)

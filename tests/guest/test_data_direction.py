@@ -21,9 +21,7 @@ import pytest
 from scsi import (ILLEGAL_REQUEST, cdb_compare_and_write, cdb_unmap, cdb_write_same16,
                   cdb_xcopy, cscd_e4, expect_good, expect_sense, naa_of, read_blocks,
                   seg_b2b, sg_io, unmap_list, write_blocks, xcopy_list)
-
-INVALID_FIELD_IN_COMMAND_IU = (0x0E, 0x03)
-PARAMETER_LIST_LENGTH_ERROR = (0x1A, 0x00)
+from sense_codes import INVALID_FIELD_IN_COMMAND_IU, PARAMETER_LIST_LENGTH_ERROR
 
 
 def commands(lun):

@@ -10,9 +10,9 @@ import pytest
 from rsoc import report_one
 from scsi import (ILLEGAL_REQUEST, compare_and_write, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
+from sense_codes import INVALID_FIELD_IN_CDB
 
 STORES = ("file",)
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
 DPO, FUA = 0x10, 0x08
 BS = 512
 

@@ -21,12 +21,10 @@ from faultdev import FaultDev
 from scsi import (COPY_ABORTED, MEDIUM_ERROR, cdb_sync_cache10, cdb_write_same16,
                   compare_and_write, cscd_e4, expect_good, expect_sense, naa_of,
                   read_blocks, seg_b2b, sg_io, write_blocks, xcopy, xcopy_list)
+from sense_codes import THIRD_PARTY_DEVICE_FAILURE, UNRECOVERED_READ_ERROR, WRITE_ERROR
 from vaai.export import unexport
 
 BS = 512
-READ_ERROR = (0x11, 0x00)
-WRITE_ERROR = (0x0C, 0x00)
-THIRD_PARTY_DEVICE_FAILURE = (0x0D, 0x01)
 
 
 @pytest.fixture
@@ -55,13 +53,13 @@ def every_primitive_fails(sg, write_cache=False):
     """While the device fails: the sense for each primitive (a write with
     FUA where the write cache is on: it must reach the device; off, every
     write does, and FUA is refused)."""
-    expect_sense(read_blocks(sg, 0, 8, BS), MEDIUM_ERROR, *READ_ERROR)
+    expect_sense(read_blocks(sg, 0, 8, BS), MEDIUM_ERROR, *UNRECOVERED_READ_ERROR)
     expect_sense(write_blocks(sg, 8, os.urandom(4096), BS, fua=write_cache),
                  MEDIUM_ERROR, *WRITE_ERROR)
     expect_sense(sg_io(sg, cdb_write_same16(0, 2048), data_out=b"\xa5" * BS),
                  MEDIUM_ERROR, *WRITE_ERROR)
     expect_sense(compare_and_write(sg, 0, bytes(BS), bytes(BS), BS),
-                 MEDIUM_ERROR, *READ_ERROR)
+                 MEDIUM_ERROR, *UNRECOVERED_READ_ERROR)
     naa = naa_of(sg)
     params = xcopy_list([cscd_e4(naa, BS)], [seg_b2b(0, 0, 0, 0, 4096),
                                              seg_b2b(0, 0, 128, 0, 4096)])

@@ -8,10 +8,7 @@ from conftest import MiB, sh
 from scsi import (DATA_PROTECT, MEDIUM_ERROR, cdb_write_same16, cscd_e4, expect_good,
                   expect_sense, naa_of, read_blocks, seg_b2b, sg_io, write_blocks, xcopy,
                   xcopy_list)
-
-SPACE_ALLOCATION_FAILED = (0x27, 0x07)
-UNRECOVERED_READ_ERROR = (0x11, 0x00)
-WRITE_ERROR = (0x0C, 0x00)
+from sense_codes import SPACE_ALLOCATION_FAILED, UNRECOVERED_READ_ERROR, WRITE_ERROR
 
 
 def test_full_file_system_answers_space_allocation_failed(small_fs, exported):

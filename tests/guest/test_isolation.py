@@ -13,11 +13,10 @@ from conftest import MiB
 from scsi import (DATA_PROTECT, cdb_write_same16, clear_unit_attention,
                   compare_and_write, cscd_e4, expect_good, expect_sense, naa_of,
                   read_blocks, seg_b2b, sg_io, unmap, write_blocks, xcopy, xcopy_list)
+from sense_codes import COPY_TARGET_NOT_REACHABLE, WRITE_PROTECTED
 from vaai.export import sg_of
 
 COPY_ABORTED = 0xA
-WRITE_PROTECTED = (0x27, 0x00)
-NOT_REACHABLE = (0x0D, 0x02)
 
 
 @pytest.fixture
@@ -67,7 +66,7 @@ def test_extended_copy_cannot_reach_a_lun_of_the_other_host(hosts):
     # From A: b by its NAA, as source and as destination.
     for seg in (seg_b2b(1, 0, 64, 0, 100), seg_b2b(0, 1, 64, 0, 100)):
         res = xcopy(v["A/a"], xcopy_list([a_naa, b_naa], [seg]))
-        expect_sense(res, COPY_ABORTED, *NOT_REACHABLE)
+        expect_sense(res, COPY_ABORTED, *COPY_TARGET_NOT_REACHABLE)
     assert snapshot(b) == b_before
 
 
@@ -80,7 +79,7 @@ def test_read_only_mapping_is_a_source_never_a_destination(hosts):
     assert expect_good(read_blocks(v["B/b"], 500, 64, 512)).data == a_before[:64 * 512]
     # B copies b into a: refused, a untouched.
     res = xcopy(v["B/b"], xcopy_list([b_naa, a_naa], [seg_b2b(0, 1, 64, 0, 0)]))
-    expect_sense(res, COPY_ABORTED, *NOT_REACHABLE)
+    expect_sense(res, COPY_ABORTED, *COPY_TARGET_NOT_REACHABLE)
     assert snapshot(a) == a_before
 
 

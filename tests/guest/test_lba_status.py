@@ -8,6 +8,7 @@ import pytest
 from conftest import MiB, sh
 from scsi import (ILLEGAL_REQUEST, cdb_get_lba_status, cdb_write_same16, expect_good,
                   expect_sense, get_lba_status, sg_io, unmap, write_blocks)
+from sense_codes import LBA_OUT_OF_RANGE
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
@@ -116,4 +117,4 @@ def test_allocation_length_past_any_reply_gets_the_whole_reply(make_lun, store):
 @pytest.mark.over_fabrics
 def test_starting_lba_past_the_end_is_refused(lun):
     _, res = get_lba_status(lun.sg, lun.nr_blocks)
-    expect_sense(res, ILLEGAL_REQUEST, 0x21, 0x00)
+    expect_sense(res, ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)

@@ -6,6 +6,7 @@ import struct
 from conftest import sh
 from scsi import (ILLEGAL_REQUEST, expect_good,
                   expect_sense, sg_io, write_blocks)
+from sense_codes import LBA_OUT_OF_RANGE
 
 
 def test_verify_without_bytchk_is_good(lun):
@@ -15,7 +16,7 @@ def test_verify_without_bytchk_is_good(lun):
 
 def test_verify_past_the_end_is_refused(lun):
     cdb = struct.pack(">BBQIBB", 0x8F, 0, lun.last_lba, 2, 0, 0)  # VERIFY (16)
-    expect_sense(sg_io(lun.sg, cdb), ILLEGAL_REQUEST, 0x21, 0x00)
+    expect_sense(sg_io(lun.sg, cdb), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
 
 
 def test_report_luns_lists_lun_0(lun):

@@ -11,11 +11,10 @@ from conftest import SCRATCH, MiB, sh
 from scsi import (ILLEGAL_REQUEST, cdb_unmap, cdb_write_same16, expect_good,
                   expect_sense, read_blocks, sg_io, unmap_list, write_blocks)
 from test_thin_vpd import field
+from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB
 
 SIZE = 16 * MiB
 BS = 512
-INVALID_COMMAND_OPERATION_CODE = (0x20, 0x00)
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
 
 
 @pytest.fixture

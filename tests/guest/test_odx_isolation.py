@@ -9,14 +9,13 @@ import fabrics
 from conftest import MiB, fill, read
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, RESERVATION_CONFLICT, clear_unit_attention,
                   expect_good, expect_sense, make_token, sg_io, write_using_token)
+from sense_codes import INVALID_TOKEN_OPERATION, WRITE_PROTECTED
 from vaai.export import sg_of
 
 # Who may use a token is settled before any store is touched: the file
 # store stands for both.
 STORES = ("file",)
 
-SOURCE_NOT_SEEN = (0x23, 0x00)          # INVALID TOKEN OPERATION, CAUSE NOT REPORTABLE
-WRITE_PROTECTED = (0x27, 0x00)
 RESERVE6, RELEASE6 = bytes([0x16, 0, 0, 0, 0, 0]), bytes([0x17, 0, 0, 0, 0, 0])
 
 
@@ -53,7 +52,7 @@ def test_nexus_that_cannot_see_the_source_cannot_use_its_token(nodes):
     b, data, mapped = nodes
     v, tok = mapped({"A": "a b", "B": "b"})
     expect_sense(write_using_token(v["B/b"], tok, [(0, 64)], 2), ILLEGAL_REQUEST,
-                 *SOURCE_NOT_SEEN)
+                 *INVALID_TOKEN_OPERATION)
     assert read(b, 0, 64) == data["b"]
     # the token itself is good: the nexus that sees both can use it
     expect_good(write_using_token(v["A/b"], tok, [(0, 64)], 2))
@@ -97,5 +96,5 @@ def test_lun_of_another_target_cannot_use_the_token(make_lun):
     fill(a, 0, 64)
     before = fill(b, 0, 64)
     expect_sense(write_using_token(b.sg, make_token(a.sg, [(0, 64)]), [(0, 64)], 2),
-                 ILLEGAL_REQUEST, *SOURCE_NOT_SEEN)
+                 ILLEGAL_REQUEST, *INVALID_TOKEN_OPERATION)
     assert read(b, 0, 64) == before

@@ -9,12 +9,12 @@ from conftest import MiB, fill, read
 from scsi import (ILLEGAL_REQUEST, ROD_TOKEN_BODY, ROD_TYPE_AUR, cdb_populate_token,
                   cscd_e4, expect_good, expect_sense, make_token, naa_of, populate_token,
                   sg_io, token_info, write_using_token)
+from sense_codes import NO_ROOM_FOR_ROD_TOKEN
 
 GiB = 1 << 30
 MAX_TOKENS = 1024                      # on the host
 MAX_TOKENS_EACH = 256                  # made by one initiator
 LONGEST_TIMEOUT = 3600                 # seconds of inactivity a token may have
-NO_ROOM_FOR_TOKEN = (0x55, 0x0D)       # INSUFFICIENT RESOURCES TO CREATE ROD TOKEN
 
 # decided before any store is touched: the file store stands for both
 STORES = ("file",)
@@ -115,13 +115,13 @@ def test_an_initiator_holds_at_most_256_tokens_and_others_still_make_theirs(make
     other = make_lun(own_nexus=True)
     first = make_token(lun.sg, [(0, 8)], timeout=LONGEST_TIMEOUT)
     make_tokens(lun, MAX_TOKENS_EACH - 1)
-    expect_sense(populate_token(lun.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
-    expect_sense(populate_token(same.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
+    expect_sense(populate_token(lun.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_ROD_TOKEN)
+    expect_sense(populate_token(same.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_ROD_TOKEN)
     expect_good(populate_token(other.sg, [(0, 8)], 2))
     # deleting one makes room for one more, and no more
     expect_good(write_using_token(lun.sg, first, [(1000, 8)], 3, del_tkn=True))
     expect_good(populate_token(same.sg, [(0, 8)], 2))
-    expect_sense(populate_token(lun.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
+    expect_sense(populate_token(lun.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_ROD_TOKEN)
 
 
 def test_tokens_beyond_1024_on_the_host_are_insufficient_resources(make_lun):
@@ -134,6 +134,6 @@ def test_tokens_beyond_1024_on_the_host_are_insufficient_resources(make_lun):
     make_tokens(luns[0], MAX_TOKENS_EACH - 1)
     for lun in luns[1:]:
         make_tokens(lun, MAX_TOKENS_EACH)
-    expect_sense(populate_token(fifth.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_TOKEN)
+    expect_sense(populate_token(fifth.sg, [(0, 8)], 2), ILLEGAL_REQUEST, *NO_ROOM_FOR_ROD_TOKEN)
     expect_good(write_using_token(luns[0].sg, first, [(1000, 8)], 3, del_tkn=True))
     expect_good(populate_token(fifth.sg, [(0, 8)], 2))

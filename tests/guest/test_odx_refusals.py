@@ -14,6 +14,10 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, PT_HDR, RANGE_LEN, ROD_TOKEN_BO
                   cdb_write_using_token, clear_unit_attention, expect_good, expect_sense,
                   field_pointer, make_token, populate_token_list, rrti, sg_io,
                   write_using_token, wut_list)
+from sense_codes import (INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_PARAMETER_LIST,
+                         LBA_OUT_OF_RANGE, PARAMETER_LIST_LENGTH_ERROR, TOKEN_EXPIRED,
+                         TOKEN_INVALID_LENGTH, TOKEN_UNKNOWN, TOKEN_UNSUPPORTED_TYPE,
+                         TOO_MANY_SEGMENT_DESCRIPTORS, WRITE_PROTECTED)
 
 # run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
 # the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
@@ -23,15 +27,6 @@ FABRICS = ("iscsi",)
 # decided before any store is touched: the file store stands for both
 STORES = ("file",)
 
-PARAM_LIST_LENGTH = (0x1A, 0x00)
-INVALID_FIELD_IN_PARAM = (0x26, 0x00)
-TOO_MANY_SEGS = (0x26, 0x08)
-LBA_OUT_OF_RANGE = (0x21, 0x00)
-INVALID_OPCODE = (0x20, 0x00)
-WRITE_PROTECTED = (0x27, 0x00)
-# INVALID TOKEN OPERATION and its causes
-TOKEN_TYPE, TOKEN_UNKNOWN, TOKEN_EXPIRED, TOKEN_LENGTH = \
-    (0x23, 0x01), (0x23, 0x04), (0x23, 0x07), (0x23, 0x0A)
 GiB = 1 << 30
 LIST_ID = 9
 DEST = 2000             # where a refused WRITE USING TOKEN would have written
@@ -81,28 +76,29 @@ def refused(lun, cmd, params, sense, field=None, key=ILLEGAL_REQUEST, cdb_len=No
 
 def test_list_shorter_than_its_header_or_than_its_lengths_say(src, token):
     for cmd in CMDS:
-        refused(src, cmd, plist(cmd, token, [(DEST, 64)])[:HDR[cmd] - 1], PARAM_LIST_LENGTH)
+        refused(src, cmd, plist(cmd, token, [(DEST, 64)])[:HDR[cmd] - 1],
+                PARAMETER_LIST_LENGTH_ERROR)
         for past in (dict(data_len=HDR[cmd] - 2 + 2 * RANGE_LEN), dict(rdl=2 * RANGE_LEN)):
-            refused(src, cmd, plist(cmd, token, [(DEST, 64)], **past), PARAM_LIST_LENGTH)
+            refused(src, cmd, plist(cmd, token, [(DEST, 64)], **past), PARAMETER_LIST_LENGTH_ERROR)
 
 
 def test_data_length_too_short_for_its_ranges(src, token):
     for cmd in CMDS:
         refused(src, cmd, plist(cmd, token, [(DEST, 64)], data_len=HDR[cmd] - 2),
-                INVALID_FIELD_IN_PARAM, field=0)
+                INVALID_FIELD_IN_PARAMETER_LIST, field=0)
 
 
 def test_no_range_descriptors_or_a_length_not_a_multiple_of_16(src, token):
     for cmd in CMDS:
-        refused(src, cmd, plist(cmd, token, []), INVALID_FIELD_IN_PARAM, field=RDL[cmd])
+        refused(src, cmd, plist(cmd, token, []), INVALID_FIELD_IN_PARAMETER_LIST, field=RDL[cmd])
         refused(src, cmd, plist(cmd, token, [(DEST, 32), (DEST + 32, 32)], rdl=24),
-                INVALID_FIELD_IN_PARAM, field=RDL[cmd])
+                INVALID_FIELD_IN_PARAMETER_LIST, field=RDL[cmd])
 
 
 def test_more_than_64_ranges(src, token):
     for cmd in CMDS:
         refused(src, cmd, plist(cmd, token, [(DEST + k, 1) for k in range(65)]),
-                TOO_MANY_SEGS, field=RDL[cmd])
+                TOO_MANY_SEGMENT_DESCRIPTORS, field=RDL[cmd])
 
 
 @pytest.mark.over_fabrics
@@ -116,7 +112,7 @@ def test_range_past_the_last_lba(src, token):
 def test_overlapping_ranges_name_the_later(src, token):
     for cmd in CMDS:
         refused(src, cmd, plist(cmd, token, [(DEST, 16), (DEST + 32, 16), (DEST + 8, 4)]),
-                INVALID_FIELD_IN_PARAM, field=HDR[cmd] + 2 * RANGE_LEN)
+                INVALID_FIELD_IN_PARAMETER_LIST, field=HDR[cmd] + 2 * RANGE_LEN)
 
 
 def test_more_than_1_gib_in_all(make_lun):
@@ -124,7 +120,7 @@ def test_more_than_1_gib_in_all(make_lun):
     fill(big, DEST, 64)
     tok, n = make_token(big.sg, [(0, 64)]), GiB // 512
     for cmd in CMDS:
-        refused(big, cmd, plist(cmd, tok, [(0, n), (n, 1)]), INVALID_FIELD_IN_PARAM,
+        refused(big, cmd, plist(cmd, tok, [(0, n), (n, 1)]), INVALID_FIELD_IN_PARAMETER_LIST,
                 field=RDL[cmd])
 
 
@@ -132,13 +128,13 @@ def test_more_than_1_gib_in_all(make_lun):
 
 def test_inactivity_timeout_above_3600(src):
     refused(src, "pt", populate_token_list([(0, 64)], timeout=3601),
-            INVALID_FIELD_IN_PARAM, field=4)
+            INVALID_FIELD_IN_PARAMETER_LIST, field=4)
 
 
 def test_rtv_with_a_type_we_do_not_make(src):
     for rod_type in (ROD_TYPE_ZERO, 0x00800000):        # zero; point in time, default
         refused(src, "pt", populate_token_list([(0, 64)], rtv=True, rod_type=rod_type),
-                INVALID_FIELD_IN_PARAM, field=8)
+                INVALID_FIELD_IN_PARAMETER_LIST, field=8)
 
 
 # --- WRITE USING TOKEN's token ---------------------------------------------------
@@ -151,12 +147,12 @@ def with_bytes(token, pos, new):
 
 def test_rod_type_we_do_not_take(src, token):
     tok = with_bytes(token, 0, struct.pack(">I", 0x00800000))
-    refused(src, "wut", wut_list(tok, [(DEST, 64)]), TOKEN_TYPE, field=16)
+    refused(src, "wut", wut_list(tok, [(DEST, 64)]), TOKEN_UNSUPPORTED_TYPE, field=16)
 
 
 def test_rod_token_length_not_01f8(src, token):
     tok = with_bytes(token, 6, struct.pack(">H", ROD_TOKEN_BODY - 8))
-    refused(src, "wut", wut_list(tok, [(DEST, 64)]), TOKEN_LENGTH, field=22)
+    refused(src, "wut", wut_list(tok, [(DEST, 64)]), TOKEN_INVALID_LENGTH, field=22)
 
 
 def test_token_we_did_not_make_changed_or_deleted_is_unknown(src, token):
@@ -190,14 +186,14 @@ def test_each_use_restarts_the_inactivity_timeout(src):
 def test_offset_into_rod_at_or_past_the_end(src, token):
     for offset in (64, 2**64 - 1):
         refused(src, "wut", wut_list(token, [(DEST, 1)], offset=offset),
-                INVALID_FIELD_IN_PARAM, field=8)
+                INVALID_FIELD_IN_PARAMETER_LIST, field=8)
 
 
 def test_a_refused_write_does_not_delete_the_token(src, token):
     """DEL_TKN takes effect only once the copy starts: a WRITE USING TOKEN
     refused after the token was found leaves it for the next one."""
     refused(src, "wut", wut_list(token, [(DEST, 1)], offset=64, del_tkn=True),
-            INVALID_FIELD_IN_PARAM, field=8)
+            INVALID_FIELD_IN_PARAMETER_LIST, field=8)
     expect_good(write_using_token(src.sg, token, [(1000, 64)], LIST_ID))
     assert read(src, 1000, 64) == read(src, 0, 64)
 
@@ -223,7 +219,7 @@ def test_read_only_destination_is_write_protected(src, token, make_lun):
 def test_each_refused_write_counts_as_a_failed_clone(src, token, make_lun):
     ro = make_lun(size=16 * MiB, readonly=True, fill=b"\x5a" * 2 * MiB, beside=src)
     refused(ro, "wut", wut_list(token, [(DEST, 64)]), WRITE_PROTECTED, key=DATA_PROTECT)
-    refused(src, "wut", wut_list(token, [(DEST, 1)], offset=64), INVALID_FIELD_IN_PARAM)
+    refused(src, "wut", wut_list(token, [(DEST, 1)], offset=64), INVALID_FIELD_IN_PARAMETER_LIST)
     refused(src, "pt", populate_token_list([(src.last_lba, 2)]), LBA_OUT_OF_RANGE)
     assert (stat(ro, "clone_failed"), stat(src, "clone_failed")) == (1, 1)
 
@@ -231,9 +227,9 @@ def test_each_refused_write_counts_as_a_failed_clone(src, token, make_lun):
 def test_3pc_off_refuses_all_three(src, token):
     src.so.set_attribute("emulate_3pc", 0)
     try:
-        refused(src, "pt", populate_token_list([(0, 64)]), INVALID_OPCODE)
-        refused(src, "wut", wut_list(token, [(DEST, 64)]), INVALID_OPCODE)
-        expect_sense(rrti(src.sg, 1), ILLEGAL_REQUEST, *INVALID_OPCODE)
+        refused(src, "pt", populate_token_list([(0, 64)]), INVALID_COMMAND_OPERATION_CODE)
+        refused(src, "wut", wut_list(token, [(DEST, 64)]), INVALID_COMMAND_OPERATION_CODE)
+        expect_sense(rrti(src.sg, 1), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE)
     finally:
         src.so.set_attribute("emulate_3pc", 1)
 
@@ -243,7 +239,7 @@ def test_parameter_list_sent_the_wrong_way(src, token):
     for cmd in CMDS:
         params = plist(cmd, token, [(DEST, 64)])
         for data_in_len in (len(params), 0):
-            refused(src, cmd, params, PARAM_LIST_LENGTH, data_out=None,
+            refused(src, cmd, params, PARAMETER_LIST_LENGTH_ERROR, data_out=None,
                     data_in_len=data_in_len)
 
 
@@ -251,4 +247,4 @@ def test_parameter_list_sent_the_wrong_way(src, token):
 def test_data_out_shorter_than_the_parameter_list_length(src, token):
     for cmd in CMDS:
         params = plist(cmd, token, [(DEST, 64)])
-        refused(src, cmd, params, PARAM_LIST_LENGTH, cdb_len=len(params) + RANGE_LEN)
+        refused(src, cmd, params, PARAMETER_LIST_LENGTH_ERROR, cdb_len=len(params) + RANGE_LEN)

@@ -10,6 +10,7 @@ from scsi import (COPY_ABORTED, COPY_DONE, COPY_FAILED, GOOD, CHECK_CONDITION,
                   ILLEGAL_REQUEST, ROD_TOKEN_LEN, ROD_TYPE_AUR, SA_POPULATE_TOKEN,
                   SA_WRITE_USING_TOKEN, decode_sense, expect_good, expect_sense, make_token,
                   populate_token, rrti, token_info, write_using_token)
+from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_CDB
 
 # run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
 # the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
@@ -19,7 +20,6 @@ FABRICS = ("iscsi",)
 # decided before any store is touched: the file store stands for both
 STORES = ("file",)
 
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
 FINISHED = 0xFFFFFFFE                   # ESTIMATED STATUS UPDATE DELAY
 BLOCKS = 0xF1                           # TRANSFER COUNT UNITS
 
@@ -58,12 +58,12 @@ def test_after_write_using_token_the_blocks_written(lun):
 
 def test_after_an_underrun_the_sense_and_the_blocks_written(lun):
     res = write_using_token(lun.sg, make_token(lun.sg, [(0, 40)]), [(1000, 64)], 5)
-    expect_sense(res, COPY_ABORTED, 0x0D, 0x04)
+    expect_sense(res, COPY_ABORTED, *COPY_TARGET_DATA_UNDERRUN)
     info = token_info(lun.sg, 5)
     assert (info.sa, info.status, info.scsi_status, info.transfer_count) == \
         (SA_WRITE_USING_TOKEN, COPY_FAILED, CHECK_CONDITION, 40), info
     s = decode_sense(info.sense)
-    assert (s.key, s.asc, s.ascq, s.info) == (COPY_ABORTED, 0x0D, 0x04, 40)
+    assert (s.key, s.asc, s.ascq, s.info) == (COPY_ABORTED, *COPY_TARGET_DATA_UNDERRUN, 40)
     assert info.descriptors_len == 0
 
 

@@ -11,6 +11,7 @@ from scsi import (COPY_ABORTED, COPY_DONE, COPY_DONE_PARTIAL, ILLEGAL_REQUEST,
                   write_using_token)
 from thin import stat
 from vaai import VaaiStorageObject
+from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_PARAMETER_LIST
 from vaai.export import sg_of, unexport
 
 # run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
@@ -19,7 +20,6 @@ from vaai.export import sg_of, unexport
 ALL_FABRICS = True
 FABRICS = ("iscsi",)
 
-DATA_UNDERRUN = (0x0D, 0x04)            # COPY TARGET DEVICE DATA UNDERRUN
 CLONE_COUNTERS = ("clone_read", "clone_write", "clone_read_bytes", "clone_write_bytes")
 
 
@@ -36,7 +36,7 @@ def copy(dst, token, ranges, list_id=2, **kw):
 def underrun(dst, token, ranges, written):
     """COPY ABORTED / DATA UNDERRUN, INFORMATION the blocks written."""
     res = write_using_token(dst.sg, token, ranges, 2)
-    assert expect_sense(res, COPY_ABORTED, *DATA_UNDERRUN).info == written
+    assert expect_sense(res, COPY_ABORTED, *COPY_TARGET_DATA_UNDERRUN).info == written
 
 
 @pytest.mark.over_fabrics
@@ -183,7 +183,8 @@ def test_ranges_that_split_a_4096_byte_sector_are_refused(sector_4k):
     before = expect_good(read_blocks(sg, 0, 4, 4096)).data
     # 3 and 5 blocks of 512 bytes: the second would start 1536 bytes into a sector
     res = write_using_token(sg, make_token(a.sg, [(0, 3), (100, 5)]), [(1, 1)], 2)
-    assert field_pointer(expect_sense(res, ILLEGAL_REQUEST, 0x26, 0x00)) == (534, None)
+    assert field_pointer(expect_sense(res, ILLEGAL_REQUEST,
+                                      *INVALID_FIELD_IN_PARAMETER_LIST)) == (534, None)
     assert expect_good(read_blocks(sg, 0, 4, 4096)).data == before
     # whole sectors copy
     expect_good(write_using_token(sg, make_token(a.sg, [(0, 8)]), [(1, 1)], 3))

@@ -9,14 +9,13 @@ from conftest import MiB, fill, read
 from scsi import (COPY_DONE, DATA_PROTECT, SA_WRITE_USING_TOKEN, expect_good, expect_sense,
                   token_info, write_using_token, zero_token)
 from thin import allocated, stat
+from sense_codes import WRITE_PROTECTED
 
 # run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
 # the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
 # suites already
 ALL_FABRICS = True
 FABRICS = ("iscsi",)
-
-WRITE_PROTECTED = (0x27, 0x00)
 
 
 def zero(lun, ranges, token=None, list_id=3):

@@ -9,9 +9,8 @@ from conftest import sh
 from rsoc import NOT_SUPPORTED, SUPPORTED, report_all, report_one, rsoc
 from scsi import (CHECK_CONDITION, ILLEGAL_REQUEST, UNIT_ATTENTION,
                   expect_good, expect_sense, sg_io)
+from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB
 
-INVALID_OPCODE = (0x20, 0x00)
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
 
 # Everything a LUN with default attributes accepts: {(opcode, sa): cdb length}
 # (sa None: the opcode has no service actions).
@@ -186,7 +185,7 @@ def test_attribute_off_takes_commands_out(lun, attribute):
 def test_compare_and_write_off_is_an_unsupported_opcode(lun):
     lun.so.set_attribute("emulate_caw", "0")
     res = sg_io(lun.sg, struct.pack(">BBQ3xBBB", 0x89, 0, 0, 0, 0, 0))
-    expect_sense(res, ILLEGAL_REQUEST, *INVALID_OPCODE)
+    expect_sense(res, ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE)
 
 
 # --- the sweep ----------------------------------------------------------------
@@ -245,7 +244,7 @@ def refusal(res, sa_byte):
     s = res.decoded()
     if s.key != ILLEGAL_REQUEST:
         return None
-    if (s.asc, s.ascq) == INVALID_OPCODE:
+    if (s.asc, s.ascq) == INVALID_COMMAND_OPERATION_CODE:
         return "opcode"
     if (s.asc, s.ascq) == INVALID_FIELD_IN_CDB:
         ptr = field_pointer(s)
@@ -278,4 +277,4 @@ def test_unknown_service_actions_of_supported_opcodes_are_invalid_fields(lun):
     # MAINTENANCE IN has REPORT TARGET PORT GROUPS: REPORT ALIASES is a bad field
     expect_sense(send(lun, 0xA3, 0x0B), ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
     # nothing of SERVICE ACTION OUT (16) is supported: the opcode is unknown
-    expect_sense(send(lun, 0x9F, 0x11), ILLEGAL_REQUEST, *INVALID_OPCODE)
+    expect_sense(send(lun, 0x9F, 0x11), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE)

@@ -11,12 +11,12 @@ import pytest
 from conftest import MiB, cached_bytes, drop_caches
 from scsi import (GOOD, ILLEGAL_REQUEST, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
+from sense_codes import LBA_OUT_OF_RANGE
 
 # the file store on XFS, whose page cache (unlike tmpfs') can be emptied
 STORES = ("xfs", "bdev")
 
 CONDITION_MET = 0x04
-LBA_OUT_OF_RANGE = (0x21, 0x00)
 IMMED = 0x02
 
 

@@ -9,10 +9,9 @@ import pytest
 from conftest import sh
 from scsi import (ILLEGAL_REQUEST, cdb_read10, cdb_write10, cdb_write16,
                   expect_good, expect_sense, read_blocks, sg_io, write_blocks)
+from sense_codes import INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE
 
 XFS = True      # also on a file on XFS: the direct I/O path
-
-LBA_OUT_OF_RANGE = (0x21, 0x00)
 
 
 @pytest.fixture(params=[512, 4096])
@@ -81,5 +80,5 @@ def test_write_with_less_data_than_the_cdb_says_is_refused(lun):
     res = sg_io(lun.sg, cdb_write16(10, 2), data_out=os.urandom(512))
     # SAM-5/SPC-4: the data-out buffer disagrees with the CDB; LIO core
     # rejects such a WRITE before it reaches the backend.
-    expect_sense(res, ILLEGAL_REQUEST, 0x0E, 0x03)
+    expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_COMMAND_IU)
     assert expect_good(read_blocks(lun.sg, 10, 2, 512)).data == before

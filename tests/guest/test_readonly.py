@@ -3,8 +3,7 @@ import os
 
 from scsi import (DATA_PROTECT, cdb_sync_cache10, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
-
-WRITE_PROTECTED = (0x27, 0x00)
+from sense_codes import WRITE_PROTECTED
 
 
 def test_readonly_lun_reads_existing_data(make_lun):

@@ -9,6 +9,7 @@ from conftest import MiB, fill, read, sh, udev_probed
 from ctl import refused, vaaictl
 from scsi import (UNIT_ATTENTION, clear_unit_attention, expect_good, expect_sense,
                   last_lba, read_capacity16, sg_io)
+from sense_codes import CAPACITY_DATA_HAS_CHANGED
 
 
 def set_store_size(lun, size):
@@ -47,7 +48,7 @@ def test_growing_the_store_tells_every_nexus(make_lun, over_iscsi, store):
                    "CHANGED)\n" % (lun.so.name, 64 * MiB, 96 * MiB))
 
     for sg in (lun.sg, second):
-        expect_sense(tur(sg), UNIT_ATTENTION, 0x2A, 0x09)
+        expect_sense(tur(sg), UNIT_ATTENTION, *CAPACITY_DATA_HAS_CHANGED)
         expect_good(tur(sg))
         assert last_lba(read_capacity16(sg)) == 96 * MiB // 512 - 1
     assert read(lun, old_last - 7, 8) == data

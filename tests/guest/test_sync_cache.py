@@ -5,6 +5,7 @@ import os
 from conftest import sh
 from scsi import (ILLEGAL_REQUEST, cdb_sync_cache10, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
+from sense_codes import LBA_OUT_OF_RANGE
 
 XFS = True      # also on a file on XFS: the direct I/O path
 
@@ -27,7 +28,7 @@ def test_sync_cache_whole_lun_and_range(lun):
 
 def test_sync_cache_beyond_capacity_is_refused(lun):
     expect_sense(sg_io(lun.sg, cdb_sync_cache10(lun.nr_blocks, 1)),
-                 ILLEGAL_REQUEST, 0x21, 0x00)
+                 ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
 
 
 def test_write_cache_follows_emulate_write_cache(lun):

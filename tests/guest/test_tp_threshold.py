@@ -7,8 +7,8 @@ import pytest
 from conftest import MiB, sh
 from scsi import (GOOD, UNIT_ATTENTION, expect_good, expect_sense, sg_io,
                   unmap, write_blocks)
+from sense_codes import SOFT_THRESHOLD_REACHED
 
-SOFT_THRESHOLD_REACHED = (0x38, 0x07)
 TUR = bytes(6)
 INQUIRY = bytes([0x12, 0, 0, 0, 96, 0])
 

@@ -7,12 +7,10 @@ import pytest
 
 from conftest import MiB, sh
 from scsi import ILLEGAL_REQUEST, cscd_e4, expect_good, expect_sense, naa_of, sg_io
+from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
-
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
-INVALID_OPCODE = (0x20, 0x00)
 
 
 def inquiry(sg, page=None, alloc=255):
@@ -122,7 +120,7 @@ def test_3pc_off_hides_all_of_it(lun):
         assert 0x8F not in d[4:4 + d[3]]
         expect_sense(inquiry(lun.sg, 0x8F), ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
         expect_sense(sg_io(lun.sg, struct.pack(">BBB7xIBB", 0x84, 3, 0, 64, 0, 0),
-                           data_in_len=64), ILLEGAL_REQUEST, *INVALID_OPCODE)
+                           data_in_len=64), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE)
     finally:
         lun.so.set_attribute("emulate_3pc", 1)
     assert expect_good(inquiry(lun.sg)).data[5] & 0x08

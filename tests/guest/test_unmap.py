@@ -11,14 +11,12 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_unmap, expect_good,
                   expect_sense, read_blocks, sg_io, unmap, unmap_list,
                   write_blocks)
 from thin import allocated, stat
+from sense_codes import (INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB,
+                         INVALID_FIELD_IN_PARAMETER_LIST, LBA_OUT_OF_RANGE,
+                         PARAMETER_LIST_LENGTH_ERROR, WRITE_PROTECTED)
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
-
-INVALID_FIELD_IN_PARAMETER_LIST = (0x26, 0x00)
-PARAMETER_LIST_LENGTH_ERROR = (0x1A, 0x00)
-LBA_OUT_OF_RANGE = (0x21, 0x00)
-INVALID_COMMAND_OPERATION_CODE = (0x20, 0x00)
 
 
 def fill(lun, nbytes):
@@ -156,7 +154,7 @@ def test_empty_parameter_list_is_no_error(lun):
 def test_anchor_is_refused(lun):
     plist = unmap_list([(0, 8)])
     expect_sense(sg_io(lun.sg, cdb_unmap(len(plist), anchor=True), data_out=plist),
-                 ILLEGAL_REQUEST, 0x24, 0x00)
+                 ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
 
 
 def test_unmap_is_not_supported_when_tpu_is_off(lun):
@@ -167,7 +165,7 @@ def test_unmap_is_not_supported_when_tpu_is_off(lun):
 def test_readonly_lun_refuses_unmap(make_lun):
     data = os.urandom(MiB)
     lun = make_lun(size=16 * MiB, readonly=True, fill=data)
-    expect_sense(unmap(lun.sg, [(0, 8)]), DATA_PROTECT, 0x27, 0x00)
+    expect_sense(unmap(lun.sg, [(0, 8)]), DATA_PROTECT, *WRITE_PROTECTED)
     assert read_all(lun, MiB) == data
 
 

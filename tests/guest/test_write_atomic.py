@@ -19,10 +19,8 @@ from conftest import sh
 from rsoc import SUPPORTED, report_one
 from scsi import (ILLEGAL_REQUEST, expect_good, expect_sense, read_blocks,
                   sg_io)
+from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE
 
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
-LBA_OUT_OF_RANGE = (0x21, 0x00)
-INVALID_OPCODE = (0x20, 0x00)
 WRPROTECT = 0x20
 SDEBUG = "/sys/bus/pseudo/drivers/scsi_debug"
 BIO_MAX = 256 * 4096        # one bio of pages: the module's own cap
@@ -123,7 +121,8 @@ def test_write_atomic_reaches_the_device_whole(atomic_disk, exported):
     path, units = atomic_disk
     so, sg = exported("atomic", path)
     if not units:
-        expect_sense(write_atomic(sg, 0, bytes(1024)), ILLEGAL_REQUEST, *INVALID_OPCODE)
+        expect_sense(write_atomic(sg, 0, bytes(1024)), ILLEGAL_REQUEST,
+                     *INVALID_COMMAND_OPERATION_CODE)
         return
     gran, top = units
     data = os.urandom(top * 512)
@@ -151,7 +150,8 @@ def test_atomic_limits_answer_invalid_field_and_write_nothing(atomic_disk, expor
     path, units = atomic_disk
     so, sg = exported("atomic", path)
     if not units:               # 6.1: every one is an unsupported command
-        expect_sense(write_atomic(sg, 1, bytes(1024)), ILLEGAL_REQUEST, *INVALID_OPCODE)
+        expect_sense(write_atomic(sg, 1, bytes(1024)), ILLEGAL_REQUEST,
+                     *INVALID_COMMAND_OPERATION_CODE)
         return
     gran, top = units
     assert gran > 1, "scsi_debug's granularity: 2 blocks"
@@ -175,4 +175,5 @@ def test_atomic_limits_answer_invalid_field_and_write_nothing(atomic_disk, expor
 def test_lun_without_units_has_no_atomic_writes(lun):
     assert atomic_limits(lun.sg) == (0, 0, 0, 0, 0)
     assert not listed(lun.sg)
-    expect_sense(write_atomic(lun.sg, 0, bytes(1024)), ILLEGAL_REQUEST, *INVALID_OPCODE)
+    expect_sense(write_atomic(lun.sg, 0, bytes(1024)), ILLEGAL_REQUEST,
+                 *INVALID_COMMAND_OPERATION_CODE)

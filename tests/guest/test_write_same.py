@@ -9,14 +9,12 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_write_same10,
                   cdb_write_same16, expect_good, expect_sense, read_blocks,
                   sg_io, write_blocks)
 from thin import allocated, stat
+from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
+                         WRITE_PROTECTED)
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
 XFS = True      # also on a file on XFS: patterns written with direct I/O
-
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
-LBA_OUT_OF_RANGE = (0x21, 0x00)
-INVALID_FIELD_IN_COMMAND_IU = (0x0E, 0x03)
 
 
 def fill(lun, lba, nbytes):
@@ -164,9 +162,9 @@ def test_readonly_lun_refuses_write_same(make_lun):
     data = os.urandom(MiB)
     lun = make_lun(size=16 * MiB, readonly=True, fill=data)
     expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8), data_out=bytes(512)),
-                 DATA_PROTECT, 0x27, 0x00)
+                 DATA_PROTECT, *WRITE_PROTECTED)
     expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8, ndob=True)),
-                 DATA_PROTECT, 0x27, 0x00)
+                 DATA_PROTECT, *WRITE_PROTECTED)
     assert read(lun, 0, 2048) == data
 
 

@@ -8,12 +8,10 @@ import pytest
 
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
+from sense_codes import INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE, WRITE_PROTECTED
 
 XFS = True
 
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
-LBA_OUT_OF_RANGE = (0x21, 0x00)
-WRITE_PROTECTED = (0x27, 0x00)
 BYTCHK_01, BYTCHK_10, BYTCHK_11 = 0x02, 0x04, 0x06
 DPO = 0x10
 

@@ -13,23 +13,18 @@ from vaai.export import find_disk, sg_of
 from scsi import (DATA_PROTECT, clear_unit_attention, ILLEGAL_REQUEST, RESERVATION_CONFLICT,
                   cdb_xcopy, cscd_e4, expect_good, expect_sense, field_pointer, naa_of,
                   seg_b2b, sg_io, xcopy, xcopy_list)
+from sense_codes import (COPY_TARGET_NOT_REACHABLE, INLINE_DATA_LENGTH_EXCEEDED,
+                         INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB,
+                         INVALID_FIELD_IN_PARAMETER_LIST, PARAMETER_LIST_LENGTH_ERROR,
+                         SPACE_ALLOCATION_FAILED, TOO_MANY_SEGMENT_DESCRIPTORS,
+                         TOO_MANY_TARGET_DESCRIPTORS, UNEXPECTED_INEXACT_SEGMENT,
+                         UNREACHABLE_COPY_TARGET, UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE,
+                         UNSUPPORTED_TARGET_DESCRIPTOR_TYPE)
 
 # run over tcm_loop, iSCSI and FC (conftest.py)
 ALL_FABRICS = True
 
 COPY_ABORTED = 0xA
-INVALID_FIELD_IN_CDB = (0x24, 0x00)
-INVALID_OPCODE = (0x20, 0x00)
-PARAM_LIST_LENGTH = (0x1A, 0x00)
-INVALID_FIELD_IN_PARAM = (0x26, 0x00)
-TOO_MANY_CSCDS = (0x26, 0x06)
-BAD_CSCD_TYPE = (0x26, 0x07)
-TOO_MANY_SEGS = (0x26, 0x08)
-BAD_SEG_TYPE = (0x26, 0x09)
-INLINE_TOO_LONG = (0x26, 0x0B)
-NOT_REACHABLE = (0x0D, 0x02)     # COPY TARGET DEVICE NOT REACHABLE
-UNREACHABLE = (0x08, 0x04)       # UNREACHABLE COPY TARGET
-INEXACT_SEGMENT = (0x26, 0x0A)
 ACL_IQN = "iqn.2026-11.org.vaai:xcopy-acl"
 HDR = 16            # parameter list header
 CSCD = 32           # one identification descriptor
@@ -163,63 +158,64 @@ def good_seg():
 
 
 def test_list_shorter_than_its_header(src_lun):
-    refused(src_lun, bytes(8), ILLEGAL_REQUEST, PARAM_LIST_LENGTH)
+    refused(src_lun, bytes(8), ILLEGAL_REQUEST, PARAMETER_LIST_LENGTH_ERROR)
 
 
 def test_lengths_beyond_the_list(src_lun):
     p = xcopy_list([cscd(src_lun)], [good_seg()], seg_len=56)
-    refused(src_lun, p, ILLEGAL_REQUEST, PARAM_LIST_LENGTH)
+    refused(src_lun, p, ILLEGAL_REQUEST, PARAMETER_LIST_LENGTH_ERROR)
 
 
 @pytest.mark.over_fabrics
 def test_descriptor_cut_short(src_lun):
     p = xcopy_list([cscd(src_lun)[:20]], [])
-    refused(src_lun, p, ILLEGAL_REQUEST, PARAM_LIST_LENGTH)
+    refused(src_lun, p, ILLEGAL_REQUEST, PARAMETER_LIST_LENGTH_ERROR)
 
 
 def test_inline_data(src_lun):
     p = xcopy_list([cscd(src_lun)], [good_seg()], inline=bytes(4))
-    s = refused(src_lun, p, ILLEGAL_REQUEST, INLINE_TOO_LONG)
+    s = refused(src_lun, p, ILLEGAL_REQUEST, INLINE_DATA_LENGTH_EXCEEDED)
     assert field_pointer(s) == (12, None)
 
 
 def test_reserved_list_id_usage(src_lun):
     s = refused(src_lun, xcopy_list([cscd(src_lun)], [good_seg()], usage=1),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAM)
+                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
     assert field_pointer(s) == (1, 4)
 
 
 def test_list_id_with_no_list_id_usage(src_lun):
     s = refused(src_lun, xcopy_list([cscd(src_lun)], [good_seg()], list_id=5),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAM)
+                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
     assert field_pointer(s) == (0, None)
 
 
 def test_unsupported_cscd_type(src_lun):
     s = refused(src_lun, xcopy_list([cscd(src_lun), cscd_e4(bytes(16), 512, code=0xE0)],
-                                    [good_seg()]), ILLEGAL_REQUEST, BAD_CSCD_TYPE)
+                                    [good_seg()]),
+                ILLEGAL_REQUEST, UNSUPPORTED_TARGET_DESCRIPTOR_TYPE)
     assert field_pointer(s) == (HDR + CSCD, None)
 
 
 def test_too_many_cscds(src_lun):
     refused(src_lun, xcopy_list([cscd(src_lun)] * 33, [good_seg()]),
-            ILLEGAL_REQUEST, TOO_MANY_CSCDS)
+            ILLEGAL_REQUEST, TOO_MANY_TARGET_DESCRIPTORS)
 
 
 def test_unsupported_segment_type(src_lun):
     s = refused(src_lun, xcopy_list([cscd(src_lun)], [good_seg(), seg_b2b(0, 0, 1, 0, 0, code=0x01)]),
-                ILLEGAL_REQUEST, BAD_SEG_TYPE)
+                ILLEGAL_REQUEST, UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE)
     assert field_pointer(s) == (HDR + CSCD + 28, None)
 
 
 def test_too_many_segments(src_lun):
     refused(src_lun, xcopy_list([cscd(src_lun)], [good_seg()] * 257),
-            ILLEGAL_REQUEST, TOO_MANY_SEGS)
+            ILLEGAL_REQUEST, TOO_MANY_SEGMENT_DESCRIPTORS)
 
 
 def test_wrong_segment_descriptor_length(src_lun):
     s = refused(src_lun, xcopy_list([cscd(src_lun)], [seg_b2b(0, 0, 64, 0, 2000, length=0x14)]),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAM)
+                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
     assert field_pointer(s) == (HDR + CSCD + 2, None)
 
 
@@ -227,14 +223,15 @@ def test_wrong_segment_descriptor_length(src_lun):
 def test_cscd_index_out_of_range(src_lun, src, dst):
     """An index past the list names no copy target (libiscsi, LIO, CTL)."""
     refused(src_lun, xcopy_list([cscd(src_lun)], [seg_b2b(src, dst, 64, 0, 2000)]),
-            COPY_ABORTED, UNREACHABLE)
+            COPY_ABORTED, UNREACHABLE_COPY_TARGET)
 
 
 def test_unknown_naa(src_lun):
     naa = bytearray(naa_of(src_lun.sg))
     naa[-1] ^= 0xFF
     refused(src_lun, xcopy_list([cscd(src_lun), cscd_e4(bytes(naa), 512)],
-                                [seg_b2b(1, 0, 64, 0, 2000)]), COPY_ABORTED, NOT_REACHABLE)
+                                [seg_b2b(1, 0, 64, 0, 2000)]),
+            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
 
 
 @pytest.mark.parametrize("lu_id_type", [0x40, 0x80, 0xC0])
@@ -250,20 +247,20 @@ def test_lu_id_type_is_ignored(src_lun, lu_id_type):
 
 def test_not_a_block_device(src_lun):
     s = refused(src_lun, xcopy_list([cscd_e4(naa_of(src_lun.sg), 512, pdt=0x01)], [good_seg()]),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAM)
+                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
     assert field_pointer(s) == (HDR + 1, 4)
 
 
 def test_wrong_disk_block_length(src_lun):
     s = refused(src_lun, xcopy_list([cscd_e4(naa_of(src_lun.sg), 4096)], [good_seg()]),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAM)
+                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
     assert field_pointer(s) == (HDR + 29, None)
 
 
 def test_source_beyond_capacity(src_lun):
     last = src_lun.last_lba
     refused(src_lun, xcopy_list([cscd(src_lun)], [seg_b2b(0, 0, 64, last - 10, 2000)]),
-            COPY_ABORTED, NOT_REACHABLE)
+            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
 
 
 def test_destination_beyond_capacity(make_lun):
@@ -271,7 +268,7 @@ def test_destination_beyond_capacity(make_lun):
     last = lun.last_lba
     before = read(lun, last - 63, 64)
     refused(lun, xcopy_list([cscd(lun)], [good_seg(), seg_b2b(0, 0, 64, 0, last - 10)]),
-            COPY_ABORTED, NOT_REACHABLE)
+            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
     assert read(lun, last - 63, 64) == before      # the first, good segment did not run either
 
 
@@ -279,13 +276,13 @@ def test_inexact_segment(make_lun):
     a = make_lun(size=16 * MiB)
     b = make_lun(size=16 * MiB, block_size=4096, beside=a)
     s = refused(a, xcopy_list([cscd(a), cscd(b)], [seg_b2b(0, 1, 7, 0, 0)]),
-                ILLEGAL_REQUEST, INEXACT_SEGMENT, dest=(0, 8))
+                ILLEGAL_REQUEST, UNEXPECTED_INEXACT_SEGMENT, dest=(0, 8))
     assert field_pointer(s) == (HDR + 2 * CSCD + 10, None)
 
 
 def test_parameter_list_longer_than_reported_maximum(lun):
     expect_sense(sg_io(lun.sg, cdb_xcopy(16 + 8192 + 512), data_out=bytes(16 + 8192 + 512)),
-                 ILLEGAL_REQUEST, *PARAM_LIST_LENGTH)
+                 ILLEGAL_REQUEST, *PARAMETER_LIST_LENGTH_ERROR)
 
 
 def test_lid4_service_action_is_not_supported(lun):
@@ -298,7 +295,7 @@ def test_3pc_off_means_no_extended_copy(lun):
     lun.so.set_attribute("emulate_3pc", 0)
     try:
         p = xcopy_list([cscd(lun)], [good_seg()])
-        expect_sense(xcopy(lun.sg, p), ILLEGAL_REQUEST, *INVALID_OPCODE)
+        expect_sense(xcopy(lun.sg, p), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE)
     finally:
         lun.so.set_attribute("emulate_3pc", 1)
 
@@ -315,9 +312,9 @@ def test_lun_of_another_nexus_is_unreachable(make_lun):
     fill(a, 0, 64)
     b_naa = cscd(b)
     refused(a, xcopy_list([cscd(a), b_naa], [seg_b2b(1, 0, 64, 0, 2000)]),
-            COPY_ABORTED, NOT_REACHABLE)
+            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
     refused(a, xcopy_list([cscd(a), b_naa], [seg_b2b(0, 1, 64, 0, 0)]),
-            COPY_ABORTED, NOT_REACHABLE)
+            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
     assert read(b, 0, 64) == secret
     assert stat(b, "clone_read") == stat(b, "clone_write") == 0
 
@@ -327,7 +324,7 @@ def test_readonly_lun_is_not_a_destination(make_lun):
     fill(a, 0, 64)
     ro = make_lun(size=16 * MiB, readonly=True, fill=b"\x5a" * MiB, beside=a)
     refused(a, xcopy_list([cscd(a), cscd(ro)], [seg_b2b(0, 1, 64, 0, 0)]),
-            COPY_ABORTED, NOT_REACHABLE)
+            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
     assert read(ro, 0, 64) == b"\x5a" * 64 * 512
     # ... but a source it can be
     expect_good(xcopy(a.sg, xcopy_list([cscd(a), cscd(ro)], [seg_b2b(1, 0, 8, 0, 100)])))
@@ -367,7 +364,7 @@ def test_out_of_space_mid_copy_is_space_allocation_failed(make_lun, small_fs):
         res = xcopy(a.sg, xcopy_list([cscd(a), cscd_e4(naa_of(sg_of(disk)), 512)],
                                      [seg_b2b(0, 1, 64, 0, 0),
                                       seg_b2b(0, 1, 32768, 0, 64)]))
-        s = expect_sense(res, DATA_PROTECT, 0x27, 0x07)
+        s = expect_sense(res, DATA_PROTECT, *SPACE_ALLOCATION_FAILED)
         assert s.csi == 1           # SPC-4 6.4.1: the segment it stopped in
         assert stat(a, "clone_failed") == 1
     finally:
@@ -402,7 +399,7 @@ def test_lun_outside_the_initiators_acl_is_unreachable(make_lun):
             clear_unit_attention(a_sg)
             for seg in (seg_b2b(1, 0, 64, 0, 2000), seg_b2b(0, 1, 64, 0, 0)):
                 res = xcopy(a_sg, xcopy_list([cscd_e4(naa_of(a_sg), 512), b_naa], [seg]))
-                expect_sense(res, COPY_ABORTED, *NOT_REACHABLE)
+                expect_sense(res, COPY_ABORTED, *COPY_TARGET_NOT_REACHABLE)
         finally:
             sh(INITIATOR, "logout", ACL_IQN)
     finally:

@@ -14,6 +14,7 @@ from scsi import (ILLEGAL_REQUEST, RESERVATION_CONFLICT, clear_unit_attention, c
                   expect_good, expect_sense, naa_of, receive_copy_results, seg_b2b,
                   sg_io, xcopy, xcopy_list)
 from slowdev import BS, SIZE, ended_soon_after, in_background, iscsi_session, usable, zero_luns
+from sense_codes import OPERATION_IN_PROGRESS
 
 SEG_BLOCKS = 65535
 
@@ -83,7 +84,7 @@ def test_lun_reset_stops_the_copy_promptly(zero_pair):
     assert state == 0x00 and done2 > done1
     # the same list identifier while it runs: OPERATION IN PROGRESS
     expect_sense(xcopy(a.sg, whole_lun_copy(a, b, list_id=5, usage=0)),
-                 ILLEGAL_REQUEST, 0x00, 0x16)
+                 ILLEGAL_REQUEST, *OPERATION_IN_PROGRESS)
     t_reset = time.monotonic()
     sh("sg_reset", "--no-esc", "--device", a.sg)
     ended_soon_after(th, out, t_reset, "the LUN reset")
