@@ -12,19 +12,11 @@
 
 /*
  * Blocking store work (file I/O, cache flushes) runs here, off the fabric.
- *
- * Not WQ_MEM_RECLAIM: a rescuer runs the work items it rescues one after
- * another, and ours block on the backing store for a whole I/O.  A pool
- * calls its rescuers whenever a new worker is slow to start (10 ms: a busy
- * or memory-short machine).  Traced in our test guest: of a burst of 128
- * buffered reads from a disk taking 1 s each, 89 ran on the rescuer, one a
- * second; commands waited past the initiator's 30 s timeout and the LUN
- * was reset.  Without a rescuer they wait for workers, and run side by
- * side.  The cost: memory reclaim that waits on a LUN of this machine's
- * own (swap, or a file system, on a LUN it is itself logged in to over
- * tcm_loop, iSCSI or FCoE) could wait for a worker that needs memory.
- * That setup is not supported (docs/operations.md); the work allocates
- * page cache as it goes, so it was never safe with a rescuer either.
+ * Not WQ_MEM_RECLAIM: a rescuer runs the items it rescues one at a time,
+ * and ours block on the store for a whole I/O, so one slow store would hold
+ * every LUN's commands behind it past the initiators' timeouts.  The cost:
+ * memory reclaim must not wait on a LUN this machine is itself logged in to
+ * (docs/operations.md says that setup is not supported).
  */
 static struct workqueue_struct *vaai_wq;
 
