@@ -76,27 +76,27 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 {
 	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
 	u32 len = get_unaligned_be32(&cmd->t_task_cdb[10]);
+	sense_reason_t reason = TCM_OUT_OF_RESOURCES;
 	struct vaai_xcopy *xc;
 	struct vaai_fault f;
 	u8 *list;
+	int ret;
 
 	if (!len) {		/* not an error (SPC-4 6.4.1) */
 		target_complete_cmd(cmd, SAM_STAT_GOOD);
 		return TCM_NO_SENSE;
 	}
 	xc = kvzalloc(sizeof(*xc), GFP_KERNEL);
-	list = kmalloc(len, GFP_KERNEL);
-	if (xc)
-		xc->status = kzalloc(sizeof(*xc->status), GFP_KERNEL);
-	if (!xc || !list || !xc->status) {
-		if (xc)
-			kfree(xc->status);
-		kvfree(xc);
-		kfree(list);
+	if (!xc)
 		return TCM_OUT_OF_RESOURCES;
-	}
 	xc->cmd = cmd;
 	xc->vdev = vdev;
+	xc->status = kzalloc(sizeof(*xc->status), GFP_KERNEL);
+	list = kmalloc(len, GFP_KERNEL);
+	if (!xc->status || !list) {
+		kfree(list);
+		goto out_free;
+	}
 	vaai_copy_status_init(xc->status, cmd->se_sess);
 
 	if (sg_copy_to_buffer(cmd->t_data_sg, cmd->t_data_nents, list, len) != len)
@@ -104,38 +104,36 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 	else
 		f = vaai_xcopy_parse_list(xc, list, len);
 	kfree(list);
-	if (f.key) {
-		vaai_xcopy_refuse(xc, f);
-		return TCM_NO_SENSE;
-	}
+	if (f.key)
+		goto out_refuse;
 	if (vaai_xcopy_reserved(xc)) {
 		atomic64_inc(&vdev->stats.clone_failed);
-		vaai_xcopy_free(xc);
-		return TCM_RESERVATION_CONFLICT;
+		reason = TCM_RESERVATION_CONFLICT;
+		goto out_free;
 	}
-
-	if (atomic_inc_return(&vdev->copies.nr_running) > VAAI_XCOPY_MAX_RUNNING) {
-		atomic_dec(&vdev->copies.nr_running);
-		vaai_xcopy_free(xc);
-		return TCM_OUT_OF_RESOURCES;
-	}
+	if (atomic_inc_return(&vdev->copies.nr_running) > VAAI_XCOPY_MAX_RUNNING)
+		goto out_running;
 	if (xc->status->listed) {
-		int ret = vaai_copy_status_add(vdev, xc->status);
-
-		if (ret) {
+		ret = vaai_copy_status_add(vdev, xc->status);
+		if (ret == -EBUSY) {
+			/* that list identifier is running: OPERATION IN PROGRESS */
 			atomic_dec(&vdev->copies.nr_running);
-			if (ret == -EBUSY) {
-				/* that list identifier is running: OPERATION IN PROGRESS */
-				vaai_xcopy_refuse(xc,
-					vaai_fault_param(VAAI_ASC_OPERATION_IN_PROGRESS,
-							 0, -1));
-				return TCM_NO_SENSE;
-			}
-			vaai_xcopy_free(xc);
-			return TCM_OUT_OF_RESOURCES;
+			f = vaai_fault_param(VAAI_ASC_OPERATION_IN_PROGRESS, 0, -1);
+			goto out_refuse;
 		}
+		if (ret)
+			goto out_running;
 	}
 	vaai_copy_start(xc);
+	return TCM_NO_SENSE;
+
+out_running:
+	atomic_dec(&vdev->copies.nr_running);
+out_free:
+	vaai_xcopy_free(xc);
+	return reason;
+out_refuse:
+	vaai_xcopy_refuse(xc, f);
 	return TCM_NO_SENSE;
 }
 
