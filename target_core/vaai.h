@@ -291,8 +291,15 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd);
 sense_reason_t vaai_cdb_size_check(struct se_cmd *cmd, u32 size, bool data_cdb);
 sense_reason_t vaai_cdb_data_out_check(struct se_cmd *cmd, u32 size,
 				       bool data_cdb);
+/* What a command transfers, for vaai_cdb_accept(). */
+enum vaai_xfer {
+	VAAI_XFER_BLOCKS,	/* data-out: exactly the blocks the CDB names */
+	VAAI_XFER_LIST,		/* data-out: at least its parameter list */
+	VAAI_XFER_IN,		/* data-in: up to the allocation length */
+};
 sense_reason_t vaai_cdb_accept(struct se_cmd *cmd, enum vaai_cdb_err err,
-			       const struct vaai_cdb_args *a, bool write,
+			       const struct vaai_cdb_args *a,
+			       enum vaai_xfer xfer, bool write,
 			       sense_reason_t (*execute)(struct se_cmd *cmd));
 void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun);
 sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err);

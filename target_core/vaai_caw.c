@@ -138,5 +138,5 @@ sense_reason_t vaai_caw_parse(struct se_cmd *cmd)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
 	vaai_cdb_lun_get(cmd, &lun);
 	return vaai_cdb_accept(cmd, vaai_caw_cdb_check(cmd->t_task_cdb, &lun, &a),
-			       &a, true, vaai_caw_execute);
+			       &a, VAAI_XFER_BLOCKS, true, vaai_caw_execute);
 }

@@ -145,19 +145,25 @@ sense_reason_t vaai_cdb_data_out_check(struct se_cmd *cmd, u32 size,
 }
 
 /*
- * The tail of every parse of a command that addresses blocks and carries
- * a->size bytes of data-out: the CDB checks' verdict, the transfer, write
- * protection for a command that writes, then what execute works on.
+ * The tail of every parse of a command whose CDB a vaai_cdb_fields.c check
+ * read into *a: the check's verdict, the transfer of a->size bytes as xfer
+ * says, write protection for a command that writes, then what execute
+ * works on.
  */
 sense_reason_t vaai_cdb_accept(struct se_cmd *cmd, enum vaai_cdb_err err,
-			       const struct vaai_cdb_args *a, bool write,
+			       const struct vaai_cdb_args *a,
+			       enum vaai_xfer xfer, bool write,
 			       sense_reason_t (*execute)(struct se_cmd *cmd))
 {
 	sense_reason_t ret = vaai_cdb_reason(err);
 
 	if (ret)
 		return ret;
-	ret = vaai_cdb_data_out_check(cmd, a->size, true);
+	if (xfer == VAAI_XFER_IN)
+		ret = vaai_cdb_size_check(cmd, a->size, false);
+	else
+		ret = vaai_cdb_data_out_check(cmd, a->size,
+					      xfer == VAAI_XFER_BLOCKS);
 	if (ret)
 		return ret;
 	if (write && vaai_cmd_write_protected(cmd))

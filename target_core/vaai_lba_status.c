@@ -89,16 +89,8 @@ sense_reason_t vaai_lba_status_parse(struct se_cmd *cmd)
 {
 	struct vaai_cdb_lun lun;
 	struct vaai_cdb_args a;
-	sense_reason_t ret;
 
 	vaai_cdb_lun_get(cmd, &lun);
-	ret = vaai_cdb_reason(vaai_lbas_cdb_check(cmd->t_task_cdb, &lun, &a));
-	if (ret)
-		return ret;
-	ret = vaai_cdb_size_check(cmd, a.size, false);
-	if (ret)
-		return ret;
-	cmd->t_task_lba = a.lba;
-	cmd->execute_cmd = vaai_lbas_execute;
-	return TCM_NO_SENSE;
+	return vaai_cdb_accept(cmd, vaai_lbas_cdb_check(cmd->t_task_cdb, &lun, &a),
+			       &a, VAAI_XFER_IN, false, vaai_lbas_execute);
 }

@@ -71,5 +71,5 @@ sense_reason_t vaai_orwrite_parse(struct se_cmd *cmd)
 
 	vaai_cdb_lun_get(cmd, &lun);
 	return vaai_cdb_accept(cmd, vaai_orwrite_cdb_check(cmd->t_task_cdb, &lun, &a),
-			       &a, true, vaai_orwrite_execute);
+			       &a, VAAI_XFER_BLOCKS, true, vaai_orwrite_execute);
 }

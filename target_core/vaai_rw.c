@@ -183,8 +183,8 @@ sense_reason_t vaai_write_parse(struct se_cmd *cmd, vaai_cdb_check_t check,
 	sense_reason_t ret;
 
 	vaai_cdb_lun_get(cmd, &lun);
-	ret = vaai_cdb_accept(cmd, check(cmd->t_task_cdb, &lun, &a), &a, true,
-			      vaai_execute_write);
+	ret = vaai_cdb_accept(cmd, check(cmd->t_task_cdb, &lun, &a), &a,
+			      VAAI_XFER_BLOCKS, true, vaai_execute_write);
 	if (!ret)
 		cmd->se_cmd_flags |= SCF_SCSI_DATA_CDB | flags;
 	return ret;

@@ -129,19 +129,10 @@ static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
 sense_reason_t vaai_unmap_parse(struct se_cmd *cmd)
 {
 	struct vaai_cdb_args a;
-	sense_reason_t ret;
 
 	/* SBC-4 5.32.1: without LBPU the command is not supported. */
 	if (!cmd->se_dev->dev_attrib.emulate_tpu)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
-	ret = vaai_cdb_reason(vaai_unmap_cdb_check(cmd->t_task_cdb, &a));
-	if (ret)
-		return ret;
-	ret = vaai_cdb_data_out_check(cmd, a.size, false);
-	if (ret)
-		return ret;
-	if (vaai_cmd_write_protected(cmd))
-		return TCM_WRITE_PROTECTED;
-	cmd->execute_cmd = vaai_unmap_execute;
-	return TCM_NO_SENSE;
+	return vaai_cdb_accept(cmd, vaai_unmap_cdb_check(cmd->t_task_cdb, &a),
+			       &a, VAAI_XFER_LIST, true, vaai_unmap_execute);
 }

@@ -89,7 +89,7 @@ sense_reason_t vaai_verify_parse(struct se_cmd *cmd)
 
 	vaai_cdb_lun_get(cmd, &lun);
 	return vaai_cdb_accept(cmd, vaai_verify_cdb_check(cmd->t_task_cdb, &lun, &a),
-			       &a, false,
+			       &a, VAAI_XFER_BLOCKS, false,
 			       VAAI_VERIFY_BYTCHK(cmd->t_task_cdb[1]) ?
 			       vaai_verify_execute : vaai_verify_medium_execute);
 }

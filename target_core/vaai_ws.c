@@ -188,5 +188,5 @@ sense_reason_t vaai_ws_parse(struct se_cmd *cmd)
 
 	vaai_cdb_lun_get(cmd, &lun);
 	return vaai_cdb_accept(cmd, vaai_ws_cdb_check(cmd->t_task_cdb, &lun, &a),
-			       &a, true, vaai_ws_execute);
+			       &a, VAAI_XFER_BLOCKS, true, vaai_ws_execute);
 }

@@ -141,7 +141,6 @@ out_refuse:
 sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd)
 {
 	struct vaai_cdb_args a;
-	sense_reason_t ret;
 
 	if (!cmd->se_dev->dev_attrib.emulate_3pc)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
@@ -150,12 +149,7 @@ sense_reason_t vaai_xcopy_parse(struct se_cmd *cmd)
 	case VAAI_SA_WRITE_USING_TOKEN:
 		return vaai_odx_parse(cmd);
 	}
-	ret = vaai_cdb_reason(vaai_xcopy_cdb_check(cmd->t_task_cdb, &a));
-	if (ret)
-		return ret;
-	ret = vaai_cdb_data_out_check(cmd, a.size, false);
-	if (ret)
-		return ret;
-	cmd->execute_cmd = vaai_xcopy_execute;
-	return TCM_NO_SENSE;
+	/* write protection is each copy target's, checked as it is resolved */
+	return vaai_cdb_accept(cmd, vaai_xcopy_cdb_check(cmd->t_task_cdb, &a),
+			       &a, VAAI_XFER_LIST, false, vaai_xcopy_execute);
 }
