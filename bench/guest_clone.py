@@ -384,11 +384,11 @@ class Block:
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
-    p.add_argument("--sizes", default="1G,4G", help="clone sizes (default 1G,4G)")
-    p.add_argument("--fs", default="xfs,ext4", help="file systems, in order (default xfs,ext4)")
-    p.add_argument("--cmds", default="4M,16M", help="bytes per EXTENDED COPY (default 4M,16M)")
+    p.add_argument("--sizes", default="1G,4G", help="clone sizes (default %(default)s)")
+    p.add_argument("--fs", default="xfs,ext4", help="file systems, in order (default %(default)s)")
+    p.add_argument("--cmds", default="4M,16M", help="bytes per EXTENDED COPY (default %(default)s)")
     p.add_argument("--budget", type=int, default=1500,
-                   help="guest seconds for the whole run; 0: no limit (default 600)")
+                   help="guest seconds for the whole run; 0: no limit (default %(default)s)")
     p.add_argument("--probe", default="64M", help="size of the first, estimating run; 0: none")
     args = p.parse_args()
 
