@@ -2,19 +2,18 @@
 a fabric (tests/guest/fabrics.py), torn down afterwards.  Run inside the VM
 (tests/vm/guest-test.sh).
 
-Every LUN test runs on both stores over tcm_loop (a module's STORES may
-narrow that, where what it tests is settled before a store is reached).  In
-a module that sets ALL_FABRICS = True, the tests marked over_fabrics also
-run on the file store over iSCSI and over FC (VAAI_FABRICS=loop,iscsi,fc
-picks which; a module's FABRICS, which of them it needs):
-those that move data through the fabric and read it back, send data-out of
-the wrong length, carry sense with an INFORMATION field or a parameter-list
-field pointer, or depend on the initiator's identity (nexus, ACL,
-reservation).  A refusal of a CDB field travels the same path whatever the
-field, so the rest run over tcm_loop only.  The file store's files live on
-tmpfs, which has no direct I/O; a module that sets XFS = True also runs on
-a file on XFS (store "xfs"), where the file store does direct I/O while the
-write cache is off."""
+Every LUN test runs on both stores over tcm_loop; a stores marker narrows
+or widens that, on a module (`pytestmark = pytest.mark.stores("file")`) or
+on a test, where what it tests is settled before a store is reached.
+Store "xfs" is a file on XFS, where the file store does direct I/O while
+the write cache is off (the others' files live on tmpfs, which has none).
+A test marked over_fabrics also runs on the file store over iSCSI and FC
+(VAAI_FABRICS=loop,iscsi,fc picks which; over_fabrics("iscsi"), which of
+them it needs): those that move data through the fabric and read it back,
+send data-out of the wrong length, carry sense with an INFORMATION field
+or a parameter-list field pointer, or depend on the initiator's identity
+(nexus, ACL, reservation).  A refusal of a CDB field travels the same path
+whatever the field, so the rest run over tcm_loop only."""
 import itertools
 import os
 import subprocess
@@ -166,30 +165,28 @@ def pytest_runtest_setup(item):
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "over_fabrics: in an ALL_FABRICS module, run over iSCSI and FC too")
+        "markers", "stores(*names): run on these stores (file, bdev, xfs) only; on a "
+        "module (pytestmark) for all its tests, on a test for that test")
     config.addinivalue_line(
-        "markers", "stores(*names): run on these stores only, where the test is "
-        "about one store's behaviour")
+        "markers", "over_fabrics(*names): also run on the file store over these "
+        "fabrics (none named: every fabric selected)")
 
 
 def pytest_generate_tests(metafunc):
-    """(store, fabric) for every test that uses a LUN: both stores (or the
-    module's STORES, or the test's stores marker) over tcm_loop, and over
-    the other fabrics (or the module's FABRICS among them) where the module
-    and test ask."""
+    """(store, fabric) for every test that uses a LUN: each store of its
+    closest stores marker (default: file and bdev) over tcm_loop, and the
+    file store over each fabric of its closest over_fabrics marker (among
+    VAAI_FABRICS)."""
     if "store" not in metafunc.fixturenames:
         return
     only = metafunc.definition.get_closest_marker("stores")
-    stores = only.args if only else getattr(metafunc.module, "STORES", STORES)
-    combos = [(store, "loop") for store in stores]
-    if getattr(metafunc.module, "XFS", False):
-        combos.append(("xfs", "loop"))
-    if getattr(metafunc.module, "ALL_FABRICS", False) and \
-            metafunc.definition.get_closest_marker("over_fabrics"):
+    combos = [(store, "loop") for store in (only.args if only else STORES)]
+    over = metafunc.definition.get_closest_marker("over_fabrics")
+    if over:
         # the fabric carries the same commands to either store: the file
         # store stands for both
         combos += [("file", name) for name in fabrics.selected()
-                   if name != "loop" and name in getattr(metafunc.module, "FABRICS", (name,))]
+                   if name != "loop" and (not over.args or name in over.args)]
     metafunc.parametrize(("store", "fabric"), combos, indirect=True,
                          ids=["%s-%s" % c if c[1] != "loop" else c[0] for c in combos])
 

@@ -6,10 +6,13 @@ equal to the CAWs that succeeded on it, and the neighbours intact."""
 import struct
 import threading
 
+import pytest
+
 from scsi import (CHECK_CONDITION, GOOD, MISCOMPARE, compare_and_write,
                   read_blocks, write_blocks)
 
-XFS = True      # also on a file on XFS: the direct I/O path
+# also on a file on XFS: the direct I/O path
+pytestmark = pytest.mark.stores("file", "bdev", "xfs")
 
 SHARED = 1000
 PRIVATE = [2000 + 16 * i for i in range(4)]

@@ -14,9 +14,6 @@ from thin import stat
 from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
                          MISCOMPARE_DURING_VERIFY, WRITE_PROTECTED)
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
-ALL_FABRICS = True
-
 
 def put(lun, lba, data):
     expect_good(write_blocks(lun.sg, lba, data, lun.block_size))

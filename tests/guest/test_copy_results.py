@@ -13,8 +13,6 @@ from vaai import VaaiStorageObject
 from sense_codes import INVALID_FIELD_IN_CDB, SPACE_ALLOCATION_FAILED
 from vaai.export import sg_of
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
-ALL_FABRICS = True
 
 COPY_STATUS, OP_PARAMS, FAILED_SEGMENTS = 0x00, 0x03, 0x04
 HOLD, NO_HOLD = 0, 2

@@ -12,7 +12,7 @@ from scsi import (ILLEGAL_REQUEST, compare_and_write, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
 from sense_codes import INVALID_FIELD_IN_CDB
 
-STORES = ("file",)
+pytestmark = pytest.mark.stores("file")
 DPO, FUA = 0x10, 0x08
 BS = 512
 

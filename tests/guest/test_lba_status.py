@@ -10,8 +10,6 @@ from scsi import (ILLEGAL_REQUEST, cdb_get_lba_status, cdb_write_same16, expect_
                   expect_sense, get_lba_status, sg_io, unmap, write_blocks)
 from sense_codes import LBA_OUT_OF_RANGE
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
-ALL_FABRICS = True
 
 MAPPED, DEALLOCATED = 0, 1
 

@@ -6,7 +6,6 @@ from conftest import MODULE, sh
 from conftest import module_loaded as loaded
 
 
-
 def test_rmmod_is_refused_while_a_device_exists(make_lun):
     make_lun(size=1 << 20)
     p = subprocess.run(["rmmod", "target_core_vaai"], capture_output=True, text=True)

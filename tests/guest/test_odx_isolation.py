@@ -14,7 +14,7 @@ from vaai.export import sg_of
 
 # Who may use a token is settled before any store is touched: the file
 # store stands for both.
-STORES = ("file",)
+pytestmark = pytest.mark.stores("file")
 
 RESERVE6, RELEASE6 = bytes([0x16, 0, 0, 0, 0, 0]), bytes([0x17, 0, 0, 0, 0, 0])
 

@@ -17,7 +17,7 @@ MAX_TOKENS_EACH = 256                  # made by one initiator
 LONGEST_TIMEOUT = 3600                 # seconds of inactivity a token may have
 
 # decided before any store is touched: the file store stands for both
-STORES = ("file",)
+pytestmark = pytest.mark.stores("file")
 
 
 @pytest.mark.parametrize("block_size", [512, 4096])

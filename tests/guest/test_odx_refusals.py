@@ -19,13 +19,10 @@ from sense_codes import (INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_PARAME
                          TOKEN_INVALID_LENGTH, TOKEN_UNKNOWN, TOKEN_UNSUPPORTED_TYPE,
                          TOO_MANY_SEGMENT_DESCRIPTORS, WRITE_PROTECTED)
 
-# run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
-# the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
-# suites already
-ALL_FABRICS = True
-FABRICS = ("iscsi",)
+# over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC
+# carries parameter lists and sense for EXTENDED COPY's suites already;
 # decided before any store is touched: the file store stands for both
-STORES = ("file",)
+pytestmark = pytest.mark.stores("file")
 
 GiB = 1 << 30
 LIST_ID = 9
@@ -101,7 +98,7 @@ def test_more_than_64_ranges(src, token):
                 TOO_MANY_SEGMENT_DESCRIPTORS, field=RDL[cmd])
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 def test_range_past_the_last_lba(src, token):
     for cmd in CMDS:
         for lba in (src.last_lba, 2**64 - 1):           # the second wraps
@@ -243,7 +240,7 @@ def test_parameter_list_sent_the_wrong_way(src, token):
                     data_in_len=data_in_len)
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 def test_data_out_shorter_than_the_parameter_list_length(src, token):
     for cmd in CMDS:
         params = plist(cmd, token, [(DEST, 64)])

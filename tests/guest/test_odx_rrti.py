@@ -12,13 +12,10 @@ from scsi import (COPY_ABORTED, COPY_DONE, COPY_FAILED, GOOD, CHECK_CONDITION,
                   populate_token, rrti, token_info, write_using_token)
 from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_CDB
 
-# run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
-# the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
-# suites already
-ALL_FABRICS = True
-FABRICS = ("iscsi",)
+# over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC
+# carries parameter lists and sense for EXTENDED COPY's suites already;
 # decided before any store is touched: the file store stands for both
-STORES = ("file",)
+pytestmark = pytest.mark.stores("file")
 
 FINISHED = 0xFFFFFFFE                   # ESTIMATED STATUS UPDATE DELAY
 BLOCKS = 0xF1                           # TRANSFER COUNT UNITS
@@ -35,7 +32,7 @@ def done(info, sa, blocks):
     assert (info.units, info.transfer_count) == (BLOCKS, blocks), info
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_after_populate_token_the_token(make_lun, block_size):
     lun = make_lun(size=16 * MiB, block_size=block_size)
@@ -101,7 +98,7 @@ def test_list_identifiers_are_reported_apart(lun):
     assert token_info(lun.sg, 5).transfer_count == 8
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 def test_report_belongs_to_the_nexus_that_sent_the_command(lun, over_iscsi):
     expect_good(populate_token(lun.sg, [(0, 8)], 5))
     other = over_iscsi(lun)

@@ -14,11 +14,8 @@ from vaai import VaaiStorageObject
 from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_PARAMETER_LIST
 from vaai.export import sg_of, unexport
 
-# run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
-# the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
-# suites already
-ALL_FABRICS = True
-FABRICS = ("iscsi",)
+# over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC
+# carries parameter lists and sense for EXTENDED COPY's suites already
 
 CLONE_COUNTERS = ("clone_read", "clone_write", "clone_read_bytes", "clone_write_bytes")
 
@@ -39,7 +36,7 @@ def underrun(dst, token, ranges, written):
     assert expect_sense(res, COPY_ABORTED, *COPY_TARGET_DATA_UNDERRUN).info == written
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_copy_within_a_lun(make_lun, block_size):
     lun = make_lun(size=16 * MiB, block_size=block_size)
@@ -50,7 +47,7 @@ def test_copy_within_a_lun(make_lun, block_size):
     assert read(lun, 0, n) == data
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_copy_across_luns_counts_a_clone_on_each(make_lun, block_size):
     a, b = pair(make_lun, block_size, block_size)
@@ -94,7 +91,7 @@ def test_offset_into_rod_counts_destination_blocks(make_lun):
     assert read(b, 10, 6) == data[2 * 4096:]
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 def test_several_ranges_each_side(make_lun):
     """The token's ranges one after another, laid over the destination's in
     their order, whatever the LBAs."""
@@ -116,7 +113,7 @@ def test_token_longer_than_the_destination_leaves_the_rest_unused(lun):
         (SA_WRITE_USING_TOKEN, COPY_DONE_PARTIAL, 40)
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 def test_token_shorter_than_the_destination_is_an_underrun(lun):
     data = fill(lun, 0, 40)
     beyond = fill(lun, 1040, 24)
@@ -124,7 +121,7 @@ def test_token_shorter_than_the_destination_is_an_underrun(lun):
     assert read(lun, 1000, 64) == data + beyond
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 def test_underrun_writes_whole_destination_blocks_only(make_lun):
     """4608 bytes of token fill one 4096-byte block; the next is left."""
     a, b = pair(make_lun, 512, 4096)

@@ -7,9 +7,7 @@ import pytest
 from conftest import MiB, fill, read, sh
 from scsi import expect_good, make_token, write_using_token
 
-# the xfs store alone (conftest.py)
-XFS = True
-STORES = ()
+pytestmark = pytest.mark.stores("xfs")
 
 
 @pytest.fixture

@@ -11,18 +11,15 @@ from scsi import (COPY_DONE, DATA_PROTECT, SA_WRITE_USING_TOKEN, expect_good, ex
 from thin import allocated, stat
 from sense_codes import WRITE_PROTECTED
 
-# run over tcm_loop and iSCSI (conftest.py): the copy itself never crosses
-# the fabric, and FC carries parameter lists and sense for EXTENDED COPY's
-# suites already
-ALL_FABRICS = True
-FABRICS = ("iscsi",)
+# over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC
+# carries parameter lists and sense for EXTENDED COPY's suites already
 
 
 def zero(lun, ranges, token=None, list_id=3):
     expect_good(write_using_token(lun.sg, token or zero_token(), ranges, list_id))
 
 
-@pytest.mark.over_fabrics
+@pytest.mark.over_fabrics("iscsi")
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_zero_token_zeroes_the_ranges_and_counts_as_zeroing(make_lun, block_size):
     lun = make_lun(size=16 * MiB, block_size=block_size)

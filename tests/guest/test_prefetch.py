@@ -14,7 +14,7 @@ from scsi import (GOOD, ILLEGAL_REQUEST, expect_good, expect_sense,
 from sense_codes import LBA_OUT_OF_RANGE
 
 # the file store on XFS, whose page cache (unlike tmpfs') can be emptied
-STORES = ("xfs", "bdev")
+pytestmark = pytest.mark.stores("xfs", "bdev")
 
 CONDITION_MET = 0x04
 IMMED = 0x02

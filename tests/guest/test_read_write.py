@@ -11,7 +11,8 @@ from scsi import (ILLEGAL_REQUEST, cdb_read10, cdb_write10, cdb_write16,
                   expect_good, expect_sense, read_blocks, sg_io, write_blocks)
 from sense_codes import INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE
 
-XFS = True      # also on a file on XFS: the direct I/O path
+# also on a file on XFS: the direct I/O path
+pytestmark = pytest.mark.stores("file", "bdev", "xfs")
 
 
 @pytest.fixture(params=[512, 4096])

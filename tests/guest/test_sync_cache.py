@@ -1,13 +1,16 @@
 """SYNCHRONIZE CACHE and the write cache setting."""
 import os
 
+import pytest
+
 
 from conftest import sh
 from scsi import (ILLEGAL_REQUEST, cdb_sync_cache10, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
 from sense_codes import LBA_OUT_OF_RANGE
 
-XFS = True      # also on a file on XFS: the direct I/O path
+# also on a file on XFS: the direct I/O path
+pytestmark = pytest.mark.stores("file", "bdev", "xfs")
 
 
 def mode_sense_wce(sg):

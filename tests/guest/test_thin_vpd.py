@@ -8,8 +8,6 @@ from conftest import sh
 from vaai import VaaiStorageObject
 from vaai.export import export_loopback, find_disk, unexport
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
-ALL_FABRICS = True
 
 MiB = 1 << 20
 

@@ -9,9 +9,6 @@ from conftest import MiB, sh
 from scsi import ILLEGAL_REQUEST, cscd_e4, expect_good, expect_sense, naa_of, sg_io
 from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
-ALL_FABRICS = True
-
 
 def inquiry(sg, page=None, alloc=255):
     cdb = struct.pack(">BBBHB", 0x12, 0 if page is None else 1, page or 0, alloc, 0)

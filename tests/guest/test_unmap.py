@@ -15,9 +15,6 @@ from sense_codes import (INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB,
                          INVALID_FIELD_IN_PARAMETER_LIST, LBA_OUT_OF_RANGE,
                          PARAMETER_LIST_LENGTH_ERROR, WRITE_PROTECTED)
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
-ALL_FABRICS = True
-
 
 def fill(lun, nbytes):
     data = os.urandom(nbytes)

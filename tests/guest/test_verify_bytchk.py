@@ -11,7 +11,8 @@ from scsi import (ILLEGAL_REQUEST, MISCOMPARE, expect_good, expect_sense,
 from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
                          MISCOMPARE_DURING_VERIFY)
 
-XFS = True      # also on a file on XFS: the medium read with direct I/O
+# also on a file on XFS: the medium read with direct I/O
+pytestmark = pytest.mark.stores("file", "bdev", "xfs")
 
 
 def cdb_verify(kind, lba, nblocks, bytchk, flags=0):

@@ -12,9 +12,8 @@ from thin import allocated, stat
 from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
                          WRITE_PROTECTED)
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
-ALL_FABRICS = True
-XFS = True      # also on a file on XFS: patterns written with direct I/O
+# also on a file on XFS: patterns written with direct I/O
+pytestmark = pytest.mark.stores("file", "bdev", "xfs")
 
 
 def fill(lun, lba, nbytes):

@@ -10,7 +10,7 @@ from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense,
                   read_blocks, sg_io, write_blocks)
 from sense_codes import INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE, WRITE_PROTECTED
 
-XFS = True
+pytestmark = pytest.mark.stores("file", "bdev", "xfs")
 
 BYTCHK_01, BYTCHK_10, BYTCHK_11 = 0x02, 0x04, 0x06
 DPO = 0x10

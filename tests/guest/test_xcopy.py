@@ -21,8 +21,6 @@ from sense_codes import (COPY_TARGET_NOT_REACHABLE, INLINE_DATA_LENGTH_EXCEEDED,
                          UNREACHABLE_COPY_TARGET, UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE,
                          UNSUPPORTED_TARGET_DESCRIPTOR_TYPE)
 
-# run over tcm_loop, iSCSI and FC (conftest.py)
-ALL_FABRICS = True
 
 COPY_ABORTED = 0xA
 ACL_IQN = "iqn.2026-11.org.vaai:xcopy-acl"
