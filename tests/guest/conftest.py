@@ -48,15 +48,26 @@ def sh(*argv, check=True):
     return p.stdout
 
 
+def write(lun, lba, data):
+    """data written to lun from lba on, in WRITEs of at most 1 MiB."""
+    bs = lun.block_size
+    for off in range(0, len(data), MiB):
+        expect_good(write_blocks(lun.sg, lba + off // bs, data[off:off + MiB], bs))
+
+
 def fill(lun, lba, nblocks):
     """Random data written to nblocks of lun at lba; the data."""
     data = os.urandom(nblocks * lun.block_size)
-    expect_good(write_blocks(lun.sg, lba, data, lun.block_size))
+    write(lun, lba, data)
     return data
 
 
 def read(lun, lba, nblocks):
-    return expect_good(read_blocks(lun.sg, lba, nblocks, lun.block_size)).data
+    """nblocks of lun from lba on, in READs of at most 1 MiB."""
+    bs = lun.block_size
+    return b"".join(expect_good(read_blocks(lun.sg, lba + off // bs,
+                                            min(MiB, nblocks * bs - off) // bs, bs)).data
+                    for off in range(0, nblocks * bs, MiB))
 
 
 def drop_caches():

@@ -6,21 +6,13 @@ import threading
 
 import pytest
 
-from conftest import MiB, sh
+from conftest import MiB, read, sh, write
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST,
                   MISCOMPARE, cdb_compare_and_write, compare_and_write,
-                  expect_good, expect_sense, read_blocks, sg_io, write_blocks)
+                  expect_good, expect_sense, sg_io)
 from thin import stat
 from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
                          MISCOMPARE_DURING_VERIFY, WRITE_PROTECTED)
-
-
-def put(lun, lba, data):
-    expect_good(write_blocks(lun.sg, lba, data, lun.block_size))
-
-
-def get(lun, lba, n):
-    return expect_good(read_blocks(lun.sg, lba, n, lun.block_size)).data
 
 
 @pytest.mark.parametrize("block_size, nblocks", [(512, 1), (512, 8), (512, 255),
@@ -30,10 +22,10 @@ def test_match_writes_the_new_data(make_lun, block_size, nblocks):
     lun = make_lun(block_size=block_size)
     old, new = os.urandom(nblocks * block_size), os.urandom(nblocks * block_size)
     for lba in (0, lun.nr_blocks - nblocks):
-        put(lun, lba, old)
+        write(lun, lba, old)
         ats = stat(lun, "ats")
         expect_good(compare_and_write(lun.sg, lba, old, new, block_size))
-        assert get(lun, lba, nblocks) == new
+        assert read(lun, lba, nblocks) == new
         assert stat(lun, "ats") == ats + 1
 
 
@@ -41,7 +33,7 @@ def test_match_writes_the_new_data(make_lun, block_size, nblocks):
 @pytest.mark.parametrize("where", [0, 511, 3 * 512 + 100, 8 * 512 - 1])
 def test_miscompare_reports_the_first_differing_byte_and_writes_nothing(lun, where):
     old = os.urandom(8 * 512)
-    put(lun, 40, old)
+    write(lun, 40, old)
     verify = bytearray(old)
     verify[where] ^= 0xFF
     verify[-1] ^= 0x01 if where != len(old) - 1 else 0
@@ -50,14 +42,14 @@ def test_miscompare_reports_the_first_differing_byte_and_writes_nothing(lun, whe
     s = expect_sense(res, MISCOMPARE, *MISCOMPARE_DURING_VERIFY)
     assert s.info == where, "INFORMATION must be the offset of the first difference"
     assert res.sense[0] & 0x80 or res.sense[0] & 0x7F == 0x72, "VALID bit"
-    assert get(lun, 40, 8) == old
+    assert read(lun, 40, 8) == old
     assert stat(lun, "ats_miscompare") == failed + 1
 
 
 def test_zero_blocks_transfers_nothing_and_is_good(lun):
-    before = get(lun, 0, 1)
+    before = read(lun, 0, 1)
     expect_good(sg_io(lun.sg, cdb_compare_and_write(0, 0)))
-    assert get(lun, 0, 1) == before
+    assert read(lun, 0, 1) == before
 
 
 def test_beyond_capacity_is_refused(lun):
@@ -70,20 +62,20 @@ def test_beyond_capacity_is_refused(lun):
 @pytest.mark.over_fabrics
 def test_data_out_length_must_be_twice_the_blocks(lun):
     old = os.urandom(1024)
-    put(lun, 0, old)
+    write(lun, 0, old)
     res = sg_io(lun.sg, cdb_compare_and_write(0, 2), data_out=old + os.urandom(1024) + bytes(512))
     expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_COMMAND_IU)
     res = sg_io(lun.sg, cdb_compare_and_write(0, 2), data_out=old)
     expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_COMMAND_IU)
-    assert get(lun, 0, 2) == old
+    assert read(lun, 0, 2) == old
 
 
 def test_wrprotect_is_refused(lun):
     old = os.urandom(512)
-    put(lun, 0, old)
+    write(lun, 0, old)
     res = compare_and_write(lun.sg, 0, old, os.urandom(512), 512, flags=0x20)
     expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
-    assert get(lun, 0, 1) == old
+    assert read(lun, 0, 1) == old
 
 
 def test_readonly_lun_refuses(make_lun):
@@ -91,7 +83,7 @@ def test_readonly_lun_refuses(make_lun):
     lun = make_lun(size=16 * MiB, readonly=True, fill=data)
     res = compare_and_write(lun.sg, 0, data[:512], bytes(512), 512)
     expect_sense(res, DATA_PROTECT, *WRITE_PROTECTED)
-    assert get(lun, 0, 1) == data[:512]
+    assert read(lun, 0, 1) == data[:512]
 
 
 def test_block_limits_report_255(lun):
@@ -103,18 +95,18 @@ def test_block_limits_report_255(lun):
 def test_reads_never_see_half_a_compare_and_write(lun):
     """8-block CAWs of uniform data while another thread reads the range:
     every read returns the data of one CAW or the next, never a mix."""
-    put(lun, 200, bytes(8 * 512))
+    write(lun, 200, bytes(8 * 512))
     stop = threading.Event()
     bad = []
 
     def caw_loop():
         for i in range(60):
-            cur = get(lun, 200, 8)
+            cur = read(lun, 200, 8)
             compare_and_write(lun.sg, 200, cur, bytes([i % 256]) * 4096, 512)
 
     def read_loop():
         while not stop.is_set():
-            data = get(lun, 200, 8)
+            data = read(lun, 200, 8)
             if data != bytes([data[0]]) * 4096:
                 bad.append(data)
 

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from conftest import MiB
+from conftest import MiB, read
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense,
-                  read_blocks, sg_io, write_blocks)
+                  sg_io, write_blocks)
 from sense_codes import INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE, WRITE_PROTECTED
 
 pytestmark = pytest.mark.stores("file", "bdev", "xfs")
@@ -25,10 +25,6 @@ def cdb_orwrite(lba, nblocks, flags=0):
 def orwrite(lun, lba, data, flags=0):
     return sg_io(lun.sg, cdb_orwrite(lba, len(data) // lun.block_size, flags),
                  data_out=data)
-
-
-def read(lun, lba, nblocks):
-    return expect_good(read_blocks(lun.sg, lba, nblocks, lun.block_size)).data
 
 
 def ored(a, b):

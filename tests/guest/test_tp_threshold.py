@@ -4,9 +4,8 @@ import os
 
 import pytest
 
-from conftest import MiB, sh
-from scsi import (GOOD, UNIT_ATTENTION, expect_good, expect_sense, sg_io,
-                  unmap, write_blocks)
+from conftest import MiB, fill, sh
+from scsi import GOOD, UNIT_ATTENTION, expect_good, expect_sense, sg_io, unmap
 from sense_codes import SOFT_THRESHOLD_REACHED
 
 TUR = bytes(6)
@@ -37,10 +36,6 @@ def crossing_is_told_once(lun):
     expect_good(sg_io(lun.sg, TUR))
 
 
-def fill(lun, lba, nbytes):
-    expect_good(write_blocks(lun.sg, lba, os.urandom(nbytes), 512))
-
-
 def test_crossing_raises_one_unit_attention_and_reunmapping_rearms(make_lun, store):
     lun = make_lun(size=16 * MiB)
     if store == "bdev":
@@ -50,19 +45,19 @@ def test_crossing_raises_one_unit_attention_and_reunmapping_rearms(make_lun, sto
         return
     set_threshold(lun, 25)                       # 4 MiB of 16
     start = told()
-    fill(lun, 0, 3 * MiB + MiB // 2)             # under
+    fill(lun, 0, (3 * MiB + MiB // 2) // 512)  # under
     expect_good(sg_io(lun.sg, TUR))
     assert told() == start
-    fill(lun, 8192, MiB)                         # crosses; the write completes
+    fill(lun, 8192, MiB // 512)  # crosses; the write completes
     # INQUIRY never reports a unit attention (SAM-5 5.14)
     assert sg_io(lun.sg, INQUIRY, data_in_len=96).status == GOOD
     crossing_is_told_once(lun)
     assert told() == start + 1
 
     expect_good(unmap(lun.sg, [(0, 10 * MiB // 512)]))  # back to 0 %: re-armed
-    fill(lun, 0, 3 * MiB + MiB // 2)
+    fill(lun, 0, (3 * MiB + MiB // 2) // 512)
     assert told() == start + 1
-    fill(lun, 8192, MiB)
+    fill(lun, 8192, MiB // 512)
     crossing_is_told_once(lun)
     assert told() == start + 2
 

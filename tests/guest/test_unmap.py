@@ -6,34 +6,21 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import MiB, sh
+from conftest import MiB, fill, read, sh
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_unmap, expect_good,
-                  expect_sense, read_blocks, sg_io, unmap, unmap_list,
-                  write_blocks)
+                  expect_sense, sg_io, unmap, unmap_list)
 from thin import allocated, stat
 from sense_codes import (INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB,
                          INVALID_FIELD_IN_PARAMETER_LIST, LBA_OUT_OF_RANGE,
                          PARAMETER_LIST_LENGTH_ERROR, WRITE_PROTECTED)
 
 
-def fill(lun, nbytes):
-    data = os.urandom(nbytes)
-    for off in range(0, nbytes, MiB):
-        expect_good(write_blocks(lun.sg, off // 512, data[off:off + MiB], 512))
-    return data
-
-
-def read_all(lun, nbytes):
-    return b"".join(expect_good(read_blocks(lun.sg, off // 512, MiB // 512, 512)).data
-                    for off in range(0, nbytes, MiB))
-
-
 @pytest.mark.over_fabrics
 def test_sg_unmap_single_range_reads_zeros_and_frees_space(lun):
-    data = fill(lun, 8 * MiB)
+    data = fill(lun, 0, 8 * MiB // 512)
     full = allocated(lun.backing.image)
     sh("sg_unmap", "--force", "--lba=2048", "--num=4096", lun.sg)
-    back = read_all(lun, 8 * MiB)
+    back = read(lun, 0, 8 * MiB // 512)
     assert back[:MiB] == data[:MiB]
     assert back[MiB:3 * MiB] == bytes(2 * MiB)
     assert back[3 * MiB:] == data[3 * MiB:]
@@ -42,11 +29,11 @@ def test_sg_unmap_single_range_reads_zeros_and_frees_space(lun):
 
 @pytest.mark.over_fabrics
 def test_256_descriptors_in_one_command(lun):
-    data = fill(lun, 16 * MiB)
+    data = fill(lun, 0, 16 * MiB // 512)
     extents = [(i * 64, 32) for i in range(256)]       # every other 16 KiB
     before = stat(lun, "unmap")
     expect_good(unmap(lun.sg, extents))
-    back = read_all(lun, 16 * MiB)
+    back = read(lun, 0, 16 * MiB // 512)
     for i in range(256):
         a, b = i * 64 * 512, (i * 64 + 32) * 512
         assert back[a:b] == bytes(b - a)
@@ -56,9 +43,9 @@ def test_256_descriptors_in_one_command(lun):
 
 
 def test_overlapping_and_unordered_descriptors_are_allowed(lun):
-    data = fill(lun, 2 * MiB)
+    data = fill(lun, 0, 2 * MiB // 512)
     expect_good(unmap(lun.sg, [(300, 100), (0, 200), (150, 200), (100, 0)]))
-    back = read_all(lun, 2 * MiB)
+    back = read(lun, 0, 2 * MiB // 512)
     assert back[:400 * 512] == bytes(400 * 512)
     assert back[400 * 512:] == data[400 * 512:]
 
@@ -66,7 +53,7 @@ def test_overlapping_and_unordered_descriptors_are_allowed(lun):
 @pytest.mark.over_fabrics
 @pytest.mark.parametrize("case", ["beyond-capacity", "wraps", "too-many-blocks"])
 def test_one_bad_descriptor_refuses_the_whole_list(lun, case):
-    data = fill(lun, 4 * MiB)
+    data = fill(lun, 0, 4 * MiB // 512)
     lun.so.set_attribute("max_unmap_lba_count", "4096")
     good = [(0, 1024), (2048, 1024)]
     bad, sense, field = {
@@ -78,7 +65,7 @@ def test_one_bad_descriptor_refuses_the_whole_list(lun, case):
     s = expect_sense(unmap(lun.sg, good + [bad]), ILLEGAL_REQUEST, *sense)
     assert s.sks and s.sks[0] & 0xC0 == 0x80, "field pointer into the parameter list"
     assert int.from_bytes(s.sks[1:3], "big") == field
-    assert read_all(lun, 4 * MiB) == data, "something was unmapped"
+    assert read(lun, 0, 4 * MiB // 512) == data, "something was unmapped"
     assert stat(lun, "unmap_failed") == failed + 1
 
 
@@ -91,7 +78,7 @@ def test_many_concurrent_refused_unmaps(lun):
     completion is what conftest's nothing_touched_after_completion sees
     (tests/kmod/vaai_cmd_watch.c); KASAN does not over tcm_loop, where
     the command is not freed."""
-    data = fill(lun, MiB)
+    data = fill(lun, 0, MiB // 512)
     good = [(i * 8, 8) for i in range(255)]
     lists = [good + [(lun.last_lba, 2)], good + [(2**64 - 8, 16)]]
     failed = stat(lun, "unmap_failed")
@@ -105,15 +92,15 @@ def test_many_concurrent_refused_unmaps(lun):
         for f in [pool.submit(sender, n) for n in range(8)]:
             f.result()
     assert stat(lun, "unmap_failed") == failed + 8 * 50
-    assert read_all(lun, MiB) == data, "something was unmapped"
+    assert read(lun, 0, MiB // 512) == data, "something was unmapped"
 
 
 def test_more_descriptors_than_the_maximum_is_refused(lun):
-    data = fill(lun, MiB)
+    data = fill(lun, 0, MiB // 512)
     lun.so.set_attribute("max_unmap_block_desc_count", "4")
     expect_sense(unmap(lun.sg, [(i, 1) for i in range(5)]), ILLEGAL_REQUEST,
                  *INVALID_FIELD_IN_PARAMETER_LIST)
-    assert read_all(lun, MiB) == data
+    assert read(lun, 0, MiB // 512) == data
 
 
 @pytest.mark.parametrize("kw", [
@@ -123,18 +110,18 @@ def test_more_descriptors_than_the_maximum_is_refused(lun):
 ], ids=["bd-len-too-long", "data-len-too-long", "data-len-too-short"])
 @pytest.mark.over_fabrics
 def test_lengths_that_disagree_are_refused(lun, kw):
-    data = fill(lun, MiB)
+    data = fill(lun, 0, MiB // 512)
     expect_sense(unmap(lun.sg, [(0, 8), (64, 8)], **kw), ILLEGAL_REQUEST,
                  *INVALID_FIELD_IN_PARAMETER_LIST)
-    assert read_all(lun, MiB) == data
+    assert read(lun, 0, MiB // 512) == data
 
 
 def test_incomplete_last_descriptor_is_ignored(lun):
-    data = fill(lun, MiB)
+    data = fill(lun, 0, MiB // 512)
     plist = unmap_list([(0, 8), (64, 8)])
     plist = plist[:2] + (24).to_bytes(2, "big") + plist[4:]   # 1.5 descriptors
     expect_good(sg_io(lun.sg, cdb_unmap(len(plist)), data_out=plist))
-    back = read_all(lun, MiB)
+    back = read(lun, 0, MiB // 512)
     assert back[:8 * 512] == bytes(8 * 512)
     assert back[64 * 512:72 * 512] == data[64 * 512:72 * 512]
 
@@ -163,15 +150,15 @@ def test_readonly_lun_refuses_unmap(make_lun):
     data = os.urandom(MiB)
     lun = make_lun(size=16 * MiB, readonly=True, fill=data)
     expect_sense(unmap(lun.sg, [(0, 8)]), DATA_PROTECT, *WRITE_PROTECTED)
-    assert read_all(lun, MiB) == data
+    assert read(lun, 0, MiB // 512) == data
 
 
 def test_random_unmaps_match_a_model(lun):
-    data = bytearray(fill(lun, 4 * MiB))
+    data = bytearray(fill(lun, 0, 4 * MiB // 512))
     rnd = random.Random(3)
     for _ in range(20):
         extents = [(rnd.randrange(0, 8000), rnd.randrange(0, 190)) for _ in range(rnd.randrange(1, 9))]
         expect_good(unmap(lun.sg, extents))
         for lba, n in extents:
             data[lba * 512:(lba + n) * 512] = bytes(n * 512)
-    assert read_all(lun, 4 * MiB) == bytes(data)
+    assert read(lun, 0, 4 * MiB // 512) == bytes(data)

@@ -4,10 +4,9 @@ import os
 
 import pytest
 
-from conftest import MiB, sh
+from conftest import MiB, fill, read, sh
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_write_same10,
-                  cdb_write_same16, expect_good, expect_sense, read_blocks,
-                  sg_io, write_blocks)
+                  cdb_write_same16, expect_good, expect_sense, sg_io)
 from thin import allocated, stat
 from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
                          WRITE_PROTECTED)
@@ -16,25 +15,13 @@ from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_
 pytestmark = pytest.mark.stores("file", "bdev", "xfs")
 
 
-def fill(lun, lba, nbytes):
-    data = os.urandom(nbytes)
-    for off in range(0, nbytes, MiB):
-        chunk = data[off:off + MiB]
-        expect_good(write_blocks(lun.sg, lba + off // lun.block_size, chunk, lun.block_size))
-    return data
-
-
-def read(lun, lba, nblocks):
-    return expect_good(read_blocks(lun.sg, lba, nblocks, lun.block_size)).data
-
-
 @pytest.mark.over_fabrics
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_esxi_zeroing_1mib_with_one_zero_block(make_lun, block_size):
     lun = make_lun(block_size=block_size)
     nblocks = MiB // block_size
     lba = 7 * nblocks
-    fill(lun, lba - 1, MiB + 2 * block_size)
+    fill(lun, lba - 1, MiB // block_size + 2)
     before = read(lun, lba - 1, 1), read(lun, lba + nblocks, 1)
     zeros0 = stat(lun, "zero")
     full = allocated(lun.backing.image)
@@ -49,7 +36,7 @@ def test_esxi_zeroing_1mib_with_one_zero_block(make_lun, block_size):
 
 
 def test_zeros_stay_allocated_when_provisioning_is_off(lun):
-    fill(lun, 0, 2 * MiB)
+    fill(lun, 0, 2 * MiB // 512)
     lun.so.set_attribute("emulate_tpu", "0")
     lun.so.set_attribute("emulate_tpws", "0")
     full = allocated(lun.backing.image)
@@ -59,7 +46,7 @@ def test_zeros_stay_allocated_when_provisioning_is_off(lun):
 
 
 def test_zero_with_unmap_bit_deallocates(lun):
-    fill(lun, 0, 4 * MiB)
+    fill(lun, 0, 4 * MiB // 512)
     full = allocated(lun.backing.image)
     expect_good(sg_io(lun.sg, cdb_write_same16(0, 8192, unmap=True), data_out=bytes(512)))
     assert read(lun, 0, 8192) == bytes(4 * MiB)
@@ -68,13 +55,13 @@ def test_zero_with_unmap_bit_deallocates(lun):
 
 @pytest.mark.over_fabrics
 def test_ndob_zeroes_without_a_data_out_buffer(lun):
-    fill(lun, 100, MiB)
+    fill(lun, 100, MiB // 512)
     expect_good(sg_io(lun.sg, cdb_write_same16(100, 2048, ndob=True)))
     assert read(lun, 100, 2048) == bytes(MiB)
 
 
 def test_ndob_with_unmap_deallocates(lun):
-    fill(lun, 0, 2 * MiB)
+    fill(lun, 0, 2 * MiB // 512)
     full = allocated(lun.backing.image)
     expect_good(sg_io(lun.sg, cdb_write_same16(0, 4096, ndob=True, unmap=True)))
     assert read(lun, 0, 4096) == bytes(2 * MiB)
@@ -121,7 +108,7 @@ def test_first_and_last_block(lun):
 ], ids=["anchor", "lbdata", "pbdata", "ws10-bit0", "zero-blocks-16", "zero-blocks-10",
         "wrprotect-1-16", "wrprotect-7-16", "wrprotect-2-10"])
 def test_refused_cdb_fields_change_nothing(lun, cdb):
-    data = fill(lun, 0, MiB)
+    data = fill(lun, 0, MiB // 512)
     expect_sense(sg_io(lun.sg, cdb, data_out=b"\x5a" * 512), ILLEGAL_REQUEST,
                  *INVALID_FIELD_IN_CDB)
     assert read(lun, 0, 2048) == data
@@ -145,7 +132,7 @@ def test_range_past_the_end_is_refused(lun):
 
 @pytest.mark.over_fabrics
 def test_data_out_not_one_block_is_refused(lun):
-    data = fill(lun, 0, MiB)
+    data = fill(lun, 0, MiB // 512)
     expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8), data_out=b"\x22" * 1024),
                  ILLEGAL_REQUEST, *INVALID_FIELD_IN_COMMAND_IU)
     assert read(lun, 0, 2048) == data

@@ -6,8 +6,9 @@ import struct
 
 import pytest
 
+from conftest import read
 from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense,
-                  read_blocks, sg_io, write_blocks)
+                  sg_io, write_blocks)
 from sense_codes import INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE, WRITE_PROTECTED
 
 pytestmark = pytest.mark.stores("file", "bdev", "xfs")
@@ -27,10 +28,6 @@ def cdb_wav(size, lba, nblocks, flags=0):
 def wav(lun, size, lba, data, flags=0):
     return sg_io(lun.sg, cdb_wav(size, lba, len(data) // lun.block_size, flags),
                  data_out=data)
-
-
-def read(lun, lba, nblocks):
-    return expect_good(read_blocks(lun.sg, lba, nblocks, lun.block_size)).data
 
 
 @pytest.mark.parametrize("size", [10, 12, 16])

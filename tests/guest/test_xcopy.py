@@ -13,6 +13,7 @@ from vaai.export import find_disk, sg_of
 from scsi import (DATA_PROTECT, clear_unit_attention, ILLEGAL_REQUEST, RESERVATION_CONFLICT,
                   cdb_xcopy, cscd_e4, expect_good, expect_sense, field_pointer, naa_of,
                   seg_b2b, sg_io, xcopy, xcopy_list)
+from thin import stat
 from sense_codes import (COPY_TARGET_NOT_REACHABLE, INLINE_DATA_LENGTH_EXCEEDED,
                          INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB,
                          INVALID_FIELD_IN_PARAMETER_LIST, PARAMETER_LIST_LENGTH_ERROR,
@@ -30,11 +31,6 @@ CSCD = 32           # one identification descriptor
 
 def cscd(lun):
     return cscd_e4(naa_of(lun.sg), lun.block_size)
-
-
-def stat(lun, name):
-    with open(os.path.join(lun.so.path, "attrib", "stats_" + name)) as f:
-        return int(f.read())
 
 
 # --- copies that work ------------------------------------------------------
