@@ -1,14 +1,16 @@
 """Render bench results (JSON from guest_bench.py, guest_thin.py,
-guest_caw.py, guest_clone.py and guest_profile.py) as docs/benchmarks.md.
+guest_caw.py, guest_clone.py and guest_profile.py) into docs/benchmarks.md.
 
     report.py [--data RESULTS.json ...] [--boots RESULTS.json ...]
               [--profile PROFILE.json] [--gaps PROFILE.json ...]
               [--durability DURABILITY.json]
               [--thin THIN.json] [--caw CAW.json] [--clone CLONE.json ...] OUT.md
 
-Each section given is rendered anew (the data path with its plots, PNG
-files beside OUT.md); the sections not given are kept from OUT.md as they
-were, each with the date it was measured.
+OUT.md is written by hand but for its measured blocks, each between
+<!-- section:NAME --> and <!-- /section:NAME -->: each section given is
+rendered anew into its block (the run that measured it, its tables, for
+the data path its plots, PNG files beside OUT.md); everything else,
+the prose that says how each figure is measured included, stays as it is.
 """
 import argparse
 import json
@@ -25,108 +27,10 @@ from report_durability import render_durability  # noqa: E402
 from report_events import render_events  # noqa: E402
 from report_profile import render_gaps, render_profile  # noqa: E402
 
-HEADER = """# Benchmarks
-
-Every figure compares our backend (`vaai`) with upstream LIO on the same
-backing store, in the same VM boot: `target_core_file` for the file store,
-`target_core_iblock` for the block device store.  Absolute numbers from an
-emulated guest (QEMU without KVM, 2 vCPUs) mean little; the ratios are the
-point.  Each table below compares sides measured in the same boot; each
-section gives the date of its boot (or boots).
-
-## How to reproduce
-
-    make bench
-
-boots the VM once (`tests/vm/run.py`, 12 GiB of guest memory for the RAM
-disks, the TSC as the guest's clock: `--append clocksource=tsc --append
-tsc=reliable`), runs `bench/guest-bench.sh` inside it (data path, the file
-store's writes synced and not, thin provisioning, ATS, full copy; the data
-path alone is 3 rounds of 180 fio runs, 3 s each after 1 s of warm-up, its
-profile about 12 minutes, the writes synced and not about 10) and renders this
-page with `bench/report.py` from `build/bench/*.json`.  One part alone, e.g. the data
-path: `tests/vm/run.py --kver KVER --log build/vm/bench-console.log --mem 12G
---append clocksource=tsc --append tsc=reliable -- /usr/bin/python3
-bench/guest_bench.py build/bench/results.json` (KVER: the guest kernel,
-`/boot/vmlinuz-KVER`, the one `make bench` boots), then `bench/report.py
---data build/bench/results.json docs/benchmarks.md`, which replaces that
-section and its plots and keeps the others as they were (`--data` once per
-boot, e.g. `--fabric loop` in one and `--fabric iscsi` in another;
-`--boots` once per data run, two boots or more of a fabric, puts those
-boots side by side).  The full copy sends its
-commands with `build/bench/sgloop` (`make build/bench/sgloop`; `make bench`
-builds it); `--clone` may be given once per boot, each boot's JSON holding
-other file systems (`guest_clone.py --fs xfs`, then `--fs ext4`).  The
-full-copy table (both file systems, 1 and 4 GiB) took 62 minutes of guest
-time in one boot (`--budget 3600`; `make bench` gives it 4000 s, as a size
-starts only if its estimate fits what is left).  Where the data path's CPU
-time goes: the same `tests/vm/run.py` line with `-- /usr/bin/python3
-bench/guest_profile.py build/bench/profile.json` (Debian's `linux-perf`,
-which `tests/vm/deps.sh` installs), then `bench/report.py --profile
-build/bench/profile.json docs/benchmarks.md`; perf script's text of each
-run stays in `build/bench/profile/`, and `bench/guest_profile.py
-build/bench/profile.json --reparse` attributes it again (on the host too,
-with `/usr/bin/python3`, which has rtslib).  One point of one store over
-one fabric, e.g. `guest_profile.py OUT.json --store bdev --fabric iscsi
---workload 64k-seqwrite-qd8`: the section on the points behind in every
-boot holds the runs given in one call of `bench/report.py --gaps A.json
---gaps B.json ... docs/benchmarks.md`, now `bench/data/gap-*.json`.
-Where one EXTENDED COPY's time goes: the same line with `--mem 6G --
-/usr/bin/python3 bench/guest_xcopy_cost.py build/bench/xcopy_cost.json`.
-`bench/data/` keeps the JSON of the runs shown here that were measured
-from 2026-11-25 14:56 UTC on (the points behind in every boot), so that
-section renders again from a clean clone (the perf text its runs were
-counted from stays in `build/bench/`, not in the repository); the
-earlier runs' JSON was not kept.
-
-Reading the numbers: the guest is emulated (no KVM) on 2 vCPUs and every
-store lives in RAM, so "I/O" is CPU work and the CPU is the bottleneck
-almost everywhere. Gains that come from overlapping device waits (parallel
-COMPARE AND WRITEs, batched log forces) barely show here; between runs of
-the same build, one side's IOPS at one point move by 20-30 % (largest
-minus smallest of three rounds, at the median point), so a ratio within
-about ±10 % of 1 is noise, and a ratio beyond that in one boot need not
-be there in the next ("Boot to boot", after the data path's tables).
-"""
-
-DATA = """
-## Data path: READ and WRITE
-
-`bench/guest_bench.py`, measured {date} (kernel {kernel}), the sides of
-each table in the same boot.
-
-- Stores: the file LUNs are {lun_mib} MiB files on XFS on a RAM disk (brd),
-  one per side, written out in full first so no side reads holes; the block
-  LUNs are RAM disks of their own.
-- Sides: on the file store, ours (write cache off, so `io_mode=auto` does
-  direct I/O), `target_core_file` buffered (LIO fileio, `write_back=0`) and
-  `target_core_file` with `async_io=1`; on the block store, ours and
-  `target_core_iblock`.  Write cache off everywhere.
-- Fabrics: {fabrics}.  All sides of a store are exported at once.
-- fio {{libaio, O_DIRECT}} on the guest's /dev/sdX, one job, {runtime} s per
-  run after 1 s of warm-up; {rounds}.
-- Mixed workloads (randrw70: 70 % reads; randrw90, the database profile)
-  count reads and writes together; their p99 is the worse direction's.
-- Latency, mean and p99, is fio's `lat`: from submission to completion.
-  (fio's `clat` leaves out the time inside io_submit, which is most of it
-  when the target completes a command before io_submit returns.)
-- CPU/IO: busy CPU time of the whole guest (all of /proc/stat but idle and
-  iowait) over the middle of the run (from the end of the warm-up second to
-  half a second before the end), divided by the I/Os the initiator's disk
-  completed in that window (its bytes over the block size).  It includes
-  fio and the initiator side, which are the same for every side, but not
-  fio's start-up and exit.
-- Clock: the guest's clocksource was `{clocksource}`{clock_check}.  `make bench` boots
-  the guest with `clocksource=tsc tsc=reliable`: without them the guest
-  kernel finds the emulated TSCs unsynchronized and reads the emulated
-  HPET, each read (the kernel's and fio's) a trip through the emulator;
-  that was about a quarter of the busy CPU per I/O in a profile on the
-  HPET, more for direct I/O than for page-cache reads.
-- LIO best: for each column the better of LIO's backstores for that store
-  (higher IOPS and MB/s, lower latency and CPU/IO), so a ratio compares
-  with whichever LIO does best at that point.  Ratio = ours / LIO best:
-  above 1 is better for IOPS, below 1 for latency and CPU/IO.
-"""
+DATA = ("`bench/guest_bench.py`, measured {date} (kernel {kernel}), the sides of "
+        "each table in the same boot: file LUNs of {lun_mib} MiB; over {fabrics}; "
+        "{runtime} s per run after 1 s of warm-up, {rounds}; the guest's clocksource "
+        "was `{clocksource}`{clock_check}.\n")
 
 
 DATA_COLS = ("| workload | IOPS ours | IOPS LIO | ratio | MB/s ours | MB/s LIO "
@@ -219,26 +123,7 @@ def render_data(data, plots):
     return text
 
 
-THIN = """
-## Thin provisioning: zeroing and space reclamation
-
-On a fresh 1 GiB sparse file per step, on XFS on a RAM disk, exported over
-tcm_loop (`bench/guest_thin.py`, measured {date}):
-
-- **zero**: 1 GiB in 1 MiB WRITE SAME(16) commands with one zero block, as
-  ESXi eager-zeroes a VMDK;
-- **unmap**: 1 GiB in 1 MiB UNMAP ranges, one per command (VMFS-6's unit),
-  after writing the file out in full (LIO ships UNMAP off; it was turned on
-  with `emulate_tpu=1` for this);
-- **host**: 1 GiB of zeros in 1 MiB WRITE(16) commands, what a host does
-  without the offload.
-
-Allocated is the backing file's `st_blocks` after the step. Lower is better
-for both; ratio = ours / LIO. Both sides run with the write cache off
-(`emulate_write_cache=0`), where our backend makes each WRITE SAME and UNMAP
-durable (fdatasync of the range) before GOOD; LIO's fileio punches holes
-without syncing them. "ours, WC on" is our backend with the write cache on,
-which leaves that to SYNCHRONIZE CACHE.
+THIN = """`bench/guest_thin.py`, measured {date}.
 
 | step | seconds ours | seconds LIO | ratio | seconds ours, WC on | allocated ours | allocated LIO |
 |---|---:|---:|---:|---:|---:|---:|
@@ -260,17 +145,7 @@ def render_thin(data):
     return THIN.format(date=data.get("meta", {}).get("date", "?")) + "\n".join(rows) + "\n"
 
 
-CAW = """
-## ATS: COMPARE AND WRITE
-
-`bench/guest_caw.py`, measured {date}: 1-block COMPARE AND WRITE increments of a
-counter block over tcm_loop, on 256 MiB files on XFS on a RAM disk, write
-cache off on both sides. disjoint-N: N streams, each on its own block;
-same-8: 8 streams on one block (read, CAW, retry on miscompare; only
-successes count); beside-1m: one stream while fio writes 1 MiB blocks
-sequentially (queue depth 4) to another region of the LUN. Successful CAWs
-per second (higher is better) and p99 latency of a CAW (lower is better);
-ratio = ours / LIO.
+CAW = """`bench/guest_caw.py`, measured {date}.
 
 | streams | CAW/s ours | CAW/s LIO | ratio | p99 µs ours | p99 µs LIO | ratio |
 |---|---:|---:|---:|---:|---:|---:|
@@ -290,46 +165,8 @@ def render_caw(data):
     return CAW.format(date=data.get("meta", {}).get("date", "?")) + "\n".join(rows) + "\n" + writer
 
 
-CLONE = """
-## Full copy: EXTENDED COPY
-
-`bench/guest_clone.py`, measured {date} (kernel {kernel}), ours and LIO in
-the same boot. For each file system on a RAM disk (XFS
-made with `-m reflink=1`, and ext4) and each clone size, a source file is
-filled with data that is neither zero nor repeating (a random MiB, every
-512-byte block stamped with its number), then copied over tcm_loop:
-
-- **across**: from a LUN on the source file to a LUN on a new sparse file of
-  the same size, both LUNs in one target (ours and LIO alike only accept
-  LUNs of the I_T nexus the command came on);
-- **within**: from the first half of a LUN to its empty second half.
-
-**ours** and **LIO** get one EXTENDED COPY (LID1) per 4 or 16 MiB (the
-command size), one at a time, sent to the source LUN, each with two
-identification CSCD descriptors and one block-to-block segment, as ESXi
-sends them. The commands are built beforehand and sent by a small C
-program (`bench/sgloop.c`, one SG_IO each), whose own clock times them: in
-this emulated guest an SG_IO call from Python costs about as much as the
-command's trip through tcm_loop, and is no part of either target. LIO is
-`target_core_file` (write_back=0, XCOPY on by default),
-which copies with its own READs and WRITEs of up to 8 MiB, one at a time.
-Ours shares the extents where the file system can (XFS reflink, through
-`vfs_copy_file_range`); on ext4 it moves 1 MiB chunks with direct I/O, four
-at a time (docs/xcopy.md). **host** is the copy
-without the offload, on our LUNs: `dd iflag=direct oflag=direct bs={host_mib}M`
-from one /dev/sdX to the other (or to the second half of the same one),
-timed once per copy and shown beside both command sizes.
-
-Before each copy the destination range is punched out and the page cache
-dropped; the time runs from the first command to the last GOOD plus a
-`syncfs` of the backing file system, so every side is timed to a durable
-copy (write cache off on both). Each destination is then compared block for
-block with the source; a wrong copy fails the run instead of being timed.
-Ratios are LIO's (or the host's) seconds over ours: higher is better for
-ours. New space: how much the file system's used space grew with the copy
-(statfs); shared: how much of the destination range FIEMAP flags as shared
-extents. (The destination file's `st_blocks` grows by the full size either
-way: a shared extent counts in both files.)
+CLONE = """`bench/guest_clone.py`, measured {date} (kernel {kernel}), ours and LIO
+in the same boot; host: `dd iflag=direct oflag=direct bs={host_mib}M`.
 
 | fs | size | copy | command | seconds ours | seconds LIO | LIO/ours | seconds host | host/ours | new space ours | new space LIO | shared ours | shared LIO |
 |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
@@ -388,48 +225,38 @@ def render_clone(data):
     return text
 
 
-# The page's sections in order.  "analysis" is written by hand (where the
-# time goes, from profiling the guest) and only ever kept.
-SECTIONS = ("data", "boots", "profile", "gaps", "analysis", "durability", "thin", "caw",
-            "clone")
-RENDERED = ("data", "boots", "profile", "gaps", "durability", "thin", "caw", "clone")
+# The page's measured blocks, each rendered from its own JSON.
+SECTIONS = ("data", "boots", "profile", "gaps", "durability", "thin", "caw", "clone")
 
 
 def marked(name, text):
     return "<!-- section:%s -->\n%s<!-- /section:%s -->\n" % (name, text, name)
 
 
-def kept_sections(path):
-    """The sections of an existing page, by name, with their markers."""
-    out = {}
-    if not os.path.exists(path):
-        return out
-    with open(path) as f:
-        page = f.read()
-    for name in SECTIONS:
-        m = re.search(r"<!-- section:%s -->\n.*?<!-- /section:%s -->\n" % (name, name),
-                      page, re.S)
-        if m:
-            out[name] = m.group(0)
-    return out
+def block(name):
+    """A section's block in the page, markers included."""
+    return re.compile(r"<!-- section:%s -->\n.*?<!-- /section:%s -->\n" % (name, name),
+                      re.S)
 
 
-def render(data=None, thin=None, caw=None, clone=None, kept=None, plots=(),
+def render(page, data=None, thin=None, caw=None, clone=None, plots=(),
            profile=None, durability=None, boots=None, gaps=None):
-    """The page: the sections given rendered anew, the others from kept
-    (section name -> marked text of an earlier page)."""
-    sections = dict(kept or {})
-    if data:
-        sections["data"] = marked("data", render_data(data, plots))
-    for name, fn, d in (("boots", render_boots, boots),
-                        ("profile", render_profile, profile),
-                        ("gaps", render_gaps, gaps),
-                        ("durability", render_durability, durability),
-                        ("thin", render_thin, thin), ("caw", render_caw, caw),
-                        ("clone", render_clone, clone)):
-        if d:
-            sections[name] = marked(name, fn(d))
-    return HEADER + "".join("\n" + sections[n] for n in SECTIONS if n in sections)
+    """page with the blocks of the sections given rendered anew; the rest
+    of it, prose and other blocks, as it was."""
+    for name, d, fn in (("data", data, lambda d: render_data(d, plots)),
+                        ("boots", boots, render_boots), ("profile", profile, render_profile),
+                        ("gaps", gaps, render_gaps),
+                        ("durability", durability, render_durability),
+                        ("thin", thin, render_thin), ("caw", caw, render_caw),
+                        ("clone", clone, render_clone)):
+        if not d:
+            continue
+        text = marked(name, fn(d))
+        page, n = block(name).subn(lambda _, text=text: text, page, count=1)
+        if not n:
+            raise SystemExit("report.py: the page has no <!-- section:%s --> block "
+                             "for this section: add one where it goes" % name)
+    return page
 
 
 def boot_dates(runs, parts):
@@ -491,7 +318,7 @@ MERGE = {"clone": (merge_clone, "one per boot, each of other file systems"),
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name in RENDERED:
+    for name in SECTIONS:
         if name in MERGE:
             p.add_argument("--" + name, metavar="JSON", action="append",
                            help=MERGE[name][1])
@@ -500,7 +327,7 @@ def main(argv):
     p.add_argument("out")
     args = p.parse_args(argv[1:])
     loaded = {}
-    for name in RENDERED:
+    for name in SECTIONS:
         paths = getattr(args, name)
         if not paths:
             continue
@@ -513,7 +340,9 @@ def main(argv):
     if "data" in loaded:
         import plots as plotting
         plots = plotting.draw(loaded["data"], os.path.dirname(os.path.abspath(args.out)))
-    text = render(kept=kept_sections(args.out), plots=plots, **loaded)
+    with open(args.out) as f:
+        page = f.read()
+    text = render(page, plots=plots, **loaded)
     with open(args.out, "w") as f:
         f.write(text)
     return 0

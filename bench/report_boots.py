@@ -8,22 +8,11 @@ from report_cells import (FABRIC_TITLE, STORE_TITLE, best, need_ours, num, run_f
 # A ratio within this of 1 is noise (the page's "Reading the numbers").
 NOISE = 0.10
 
-BOOTS = """
-## Boot to boot: which ratios repeat
-
-The rounds of one boot agree with each other better than one boot agrees
-with the next, so a ratio off by more than the noise in one boot's table
-may not be there in another.  Here the data path in several boots, each
-with the same settings ({rounds} rounds of {runtime} s runs, kernel
-{kernel}):
+BOOTS = """Boots of kernel {kernel}, each {rounds} rounds of {runtime} s runs:
 
 {dates}
 
-Each figure is ours over LIO's best at that point in that boot's medians,
-as in the table above.  "every boot" says where the ratio was beyond
-±{noise:.0f} % on the same side of 1 in each boot: lower or higher IOPS,
-more or less CPU per I/O.  Each boot's run is `bench/guest_bench.py` (the
-data-path command above); this section is rendered with
+This block is rendered with
 
     bench/report.py {args} docs/benchmarks.md
 """
@@ -111,7 +100,7 @@ def render_boots(runs):
                                                                   for run in got))
                        for f, got in by_fabric.items())
     text = BOOTS.format(rounds=m["rounds"], runtime=m["runtime_s"], kernel=m["kernel"],
-                        noise=NOISE * 100, dates=dates,
+                        dates=dates,
                         args=" ".join("--boots RUN%d.json" % (i + 1)
                                       for i in range(len(runs))))
     leans = []

@@ -6,27 +6,10 @@ either."""
 from plots import side_label
 from report_cells import num, ratio
 
-DURABILITY = """
-## Durability: the file store's writes, synced and not
-
-With the write cache off (`write_back=0`, as every side of the data table
-runs), `target_core_file` with `async_io=1` issues a write with IOCB_DIRECT
-alone and adds IOCB_DSYNC only when the command has FUA, so GOOD goes back
-before the file system has made the write stable (on XFS: before the
-metadata that finds the data is on disk, and with no cache flush).  Ours
-completes every write with the write cache off only once it is stable: the
-kiocb carries IOCB_DSYNC, which on XFS over a device without FUA (the RAM
-disk here) is an fsync after each write.  To see what our data path costs
-when it does the same work as `async_io`, `bench/guest_bench.py --side
-ours-wb` runs ours a second time with the write cache on and
-`io_mode=direct`: direct writes, none of them synced.
-
-Measured {date} (kernel {kernel}), the file store over tcm_loop, all sides
-in one boot, {rounds} rounds of {runtime} s runs rotating which side goes
-first; each figure is the median of the rounds.  The IOPS table's last
-column is the smallest and the largest of ours-wb's IOPS over async_io's
-taken round by round: how far the rounds alone move that ratio.  `make
-bench` measures it after the data path; alone, after `make module`:
+DURABILITY = """`bench/guest_bench.py`, measured {date} (kernel {kernel}), the file
+store over tcm_loop, all sides in one boot, {rounds} rounds of {runtime} s runs
+rotating which side goes first; each figure is the median of the rounds.
+This run alone, after `make module`:
 
     tests/vm/run.py --kver KVER --mem 12G --timeout 3600 \\
         --log build/vm/durability.log \\

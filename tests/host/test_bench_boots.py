@@ -130,12 +130,13 @@ def test_one_boot_is_refused():
         report_boots.render_boots([BOOT1])
 
 
-def test_report_places_it_after_the_data_path_and_keeps_it(tmp_path):
+def test_report_renders_it_into_its_block_and_keeps_it(tmp_path):
     out = run_report(tmp_path, "--boots", (BOOT1, BOOT2),
                      "<!-- section:data -->\nDATA\n<!-- /section:data -->\n\n"
+                     "<!-- section:boots -->\n<!-- /section:boots -->\n\n"
                      "<!-- section:profile -->\nPROFILE\n<!-- /section:profile -->\n")
     page = out.read_text()
-    assert page.index("DATA") < page.index("## Boot to boot") < page.index("PROFILE")
+    assert page.index("DATA") < page.index("Boots of kernel") < page.index("PROFILE")
     assert "\n    bench/report.py --boots RUN1.json --boots RUN2.json docs/benchmarks.md\n" in page
     # rendering something else keeps it
     assert report.main(["report.py", str(out)]) == 0

@@ -79,22 +79,18 @@ def test_report_refuses_a_data_run_without_ours():
     lio_only = {"meta": DATA["meta"], "results": [
         {k: v for k, v in DATA["results"][0].items() if k not in ("ours", "ours-wb")}]}
     with pytest.raises(SystemExit):
-        report.render(data=lio_only)
+        report.render(report.marked("data", ""), data=lio_only)
 
 
-def test_report_places_it_after_the_analysis_and_keeps_it(tmp_path):
-    page = tmp_path / "b.md"
-    page.write_text(report.render(durability=DATA, kept={
-        "analysis": "<!-- section:analysis -->\nnotes\n<!-- /section:analysis -->\n"}))
-    text = page.read_text()
-    assert text.index("section:analysis") < text.index("section:durability")
-    again = report.render(kept=report.kept_sections(str(page)))
-    assert "| 4k-randwrite-qd32 | 850 |" in again
-
-
-def test_report_takes_it_from_the_command_line(tmp_path):
+def test_report_takes_it_from_the_command_line_into_its_block(tmp_path):
     src = tmp_path / "d.json"
     src.write_text(__import__("json").dumps(DATA))
     out = tmp_path / "b.md"
+    out.write_text("notes\n\n" + report.marked("durability", "") + "\nafter\n")
     assert report.main(["report.py", "--durability", str(src), str(out)]) == 0
-    assert "## Durability" in out.read_text()
+    text = out.read_text()
+    assert text.startswith("notes\n\n<!-- section:durability -->\n")
+    assert "| 4k-randwrite-qd32 | 850 |" in text and text.endswith("\nafter\n")
+    # rendering something else keeps it
+    assert report.main(["report.py", str(out)]) == 0
+    assert out.read_text() == text

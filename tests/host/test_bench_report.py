@@ -9,6 +9,14 @@ _spec = importlib.util.spec_from_file_location(
 report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(report)
 
+# A page with an empty block for each section, and nothing else.
+PAGE = "".join(report.marked(name, "") for name in report.SECTIONS)
+
+
+def render(*runs, **named):
+    """The sections given, rendered into PAGE."""
+    return report.render(PAGE, *runs, **named)
+
 
 def side(iops, cpu):
     return {"iops": iops, "mbps": iops * 4096 / 1e6, "lat_mean_us": 100.0,
@@ -38,7 +46,7 @@ CAW = {"results": {who: {name: {"caw_per_s": r, "p99_us": 100.0 * m, "mean_us": 
 
 
 def test_caw_table():
-    text = report.render(DATA, THIN, CAW)
+    text = render(DATA, THIN, CAW)
     row = [l for l in text.splitlines() if l.startswith("| disjoint-8 |")][0]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells == ["disjoint-8", "400", "100", "4.00", "100", "400", "0.25"]
@@ -50,7 +58,7 @@ def data_rows(text):
 
 
 def test_table_rows_compare_with_the_best_lio_backstore():
-    text = report.render(DATA, THIN, CAW)
+    text = render(DATA, THIN, CAW)
     file_row, bdev_row = data_rows(text)
     # IOPS against the better of fileio (10000) and fileio async_io (11000),
     # CPU/IO against the lower of the two (100.0)
@@ -60,53 +68,59 @@ def test_table_rows_compare_with_the_best_lio_backstore():
 
 
 def test_sweep_points_are_plotted_not_tabled():
-    assert len(data_rows(report.render(DATA, THIN, CAW))) == 2
+    assert len(data_rows(render(DATA, THIN, CAW))) == 2
 
 
 def test_tables_are_per_store_and_fabric():
-    text = report.render(DATA, THIN, CAW)
+    text = render(DATA, THIN, CAW)
     assert "### file store (XFS on a RAM disk) over tcm_loop" in text
     assert "### block store (RAM disk) over iSCSI" in text
     assert "### block store (RAM disk) over tcm_loop" not in text
 
 
 def test_targets_are_counted():
-    text = report.render(DATA, THIN, CAW)
+    text = render(DATA, THIN, CAW)
     assert ("Of the 2 points above: IOPS at least LIO's best at 1; p99 no higher at 2; "
             "on the file store, CPU/IO at least 15 % below LIO's best at 1 of 1.") in text
 
 
 def test_a_figure_not_measured_is_na_and_meets_no_target():
     point = dict(DATA["results"][0], ours=dict(side(12000, 80.0), cpu_us_per_io=None))
-    text = report.render(dict(DATA, results=[point]), THIN, CAW)
+    text = render(dict(DATA, results=[point]), THIN, CAW)
     assert data_rows(text)[0][-3:] == ["n/a", "100.0", "n/a"]
     assert "CPU/IO at least 15 % below LIO's best at 0 of 1." in text
 
 
-def test_sections_not_rendered_are_kept_from_the_page(tmp_path):
-    page = tmp_path / "b.md"
-    page.write_text(report.render(DATA, THIN, CAW, CLONE))
-    kept = report.kept_sections(str(page))
-    assert set(kept) == {"data", "thin", "caw", "clone"}
+def block(text, name):
+    return report.block(name).search(text).group(0)
+
+
+def test_sections_not_rendered_are_kept_from_the_page():
+    page = render(DATA, THIN, CAW, CLONE)
     newer = dict(DATA, results=[dict(DATA["results"][0], ours=side(20000, 50.0))])
-    text = report.render(newer, kept=kept)
+    text = report.render(page, newer)
     assert data_rows(text)[0][1] == "20000"
-    assert text.count("## Full copy: EXTENDED COPY") == 1
-    assert kept["thin"] in text and kept["clone"] in text
+    for name in ("thin", "caw", "clone"):
+        assert block(text, name) == block(page, name)
 
 
-def test_the_hand_written_analysis_is_kept_after_the_data(tmp_path):
-    page = tmp_path / "b.md"
-    notes = "<!-- section:analysis -->\nWhere the time goes.\n<!-- /section:analysis -->\n"
-    page.write_text(report.render(DATA, THIN) + "\n" + notes)
-    text = report.render(DATA, kept=report.kept_sections(str(page)))
-    assert text.count("Where the time goes.") == 1
-    assert text.index("## Data path") < text.index("Where the time goes.") \
-        < text.index("## Thin provisioning")
+def test_the_prose_around_the_blocks_is_kept_as_written():
+    page = ("# Benchmarks\n\nHow it is measured.\n\n" + report.marked("data", "old\n")
+            + "\nWhere the time goes.\n\n" + report.marked("thin", "old\n") + "\nEnd.\n")
+    text = report.render(page, DATA)
+    assert text.startswith("# Benchmarks\n\nHow it is measured.\n\n<!-- section:data -->")
+    assert "old\n<!-- /section:data" not in text
+    assert text.endswith("\nWhere the time goes.\n\n" + report.marked("thin", "old\n")
+                         + "\nEnd.\n")
+
+
+def test_a_page_without_the_sections_block_is_refused():
+    with pytest.raises(SystemExit, match="section:thin"):
+        report.render(report.marked("data", ""), DATA, THIN)
 
 
 def test_thin_table_reports_time_ratio_and_allocation():
-    text = report.render(DATA, THIN, CAW)
+    text = render(DATA, THIN, CAW)
     row = [l for l in text.splitlines() if l.startswith("| zero |")][0]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells == ["zero", "1.00", "8.00", "0.12", "0.50", "1024 MiB", "1024 MiB"]
@@ -137,14 +151,14 @@ def clone_row(text, start):
 
 
 def test_clone_table_reports_ratios_host_and_sharing():
-    text = report.render(DATA, THIN, CAW, CLONE)
+    text = render(DATA, THIN, CAW, CLONE)
     assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB |") == [
         "xfs", "1 GiB", "across", "4 MiB", "0.25", "20.00", "80.00", "10.00", "40.00",
         "0 MiB", "1024 MiB", "1024 MiB", "0 MiB"]
 
 
 def test_clone_failed_copy_is_never_a_time():
-    text = report.render(DATA, THIN, CAW, CLONE)
+    text = render(DATA, THIN, CAW, CLONE)
     cells = clone_row(text, "| xfs | 1 GiB | across | 16 MiB |")
     assert cells[4:7] == ["0.50", "failed", "n/a"]
     assert cells[10] == "n/a"
@@ -153,7 +167,7 @@ def test_clone_failed_copy_is_never_a_time():
 
 
 def test_clone_skipped_points_say_why():
-    text = report.render(DATA, THIN, CAW, CLONE)
+    text = render(DATA, THIN, CAW, CLONE)
     assert "- ext4, 4 GiB: estimated 700 s, 90 s of the 600 s budget left" in text
 
 
@@ -162,14 +176,14 @@ def test_clone_runs_of_two_boots_keep_their_rows_and_dates():
             "results": [dict(CLONE["results"][0], fs="ext4",
                              ours=copy(4.0, GiB, 0), lio=copy(6.0, GiB, 0))]}
     xfs = dict(CLONE, meta=dict(CLONE["meta"], date="2026-11-24 14:00 UTC"))
-    text = report.render(clone=report.merge_clone([xfs, ext4]))
+    text = render(clone=report.merge_clone([xfs, ext4]))
     assert "2026-11-24 14:00 UTC (ext4, xfs); 2026-11-24 15:00 UTC (ext4)" in text
     assert clone_row(text, "| ext4 | 1 GiB | across | 4 MiB |")[4:7] == ["4.00", "6.00", "1.50"]
     assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB |")[4:7] == ["0.25", "20.00", "80.00"]
 
 
 def test_clone_section_optional():
-    assert "## Full copy" not in report.render(DATA, THIN, CAW)
+    assert block(render(DATA, THIN, CAW), "clone") == report.marked("clone", "")
 
 
 def counted(result, **per_side):
@@ -189,7 +203,7 @@ def events_rows(text):
 def test_context_switches_per_io_are_tabled_per_side():
     results = [counted(DATA["results"][0], ours=1.0, lio=3.0, **{"lio-aio": None}),
                counted(DATA["results"][1], ours=0.5, lio=2.0)]
-    text = report.render(dict(DATA, results=results))
+    text = render(dict(DATA, results=results))
     assert "#### file store (XFS on a RAM disk) over tcm_loop" in text
     assert "#### block store (RAM disk) over iSCSI" in text
     heads = [l for l in text.splitlines() if l.startswith("| workload | vaai (ours)")]
@@ -200,22 +214,22 @@ def test_context_switches_per_io_are_tabled_per_side():
 
 
 def test_results_without_the_counts_have_no_events_table():
-    assert "Context switches per I/O" not in report.render(DATA)
+    assert "Context switches per I/O" not in render(DATA)
 
 
 def test_the_clocksource_of_the_run_is_named():
-    assert "the guest's clocksource was `not recorded`" in report.render(DATA)
-    text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc")))
+    assert "the guest's clocksource was `not recorded`" in render(DATA)
+    text = render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc")))
     assert "the guest's clocksource was `tsc`" in text
 
 
 def test_the_clock_check_of_the_run_is_reported():
     check = {"moves": 1200, "back_ns": 0, "skew_bound_ns": 31000}
-    text = report.render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc",
+    text = render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc",
                                               clock_check=check)))
     assert ("clocksource was `tsc` (a process moved 1200 times between two CPUs: "
             "their monotonic clocks agree within 31 µs and never went back)") in text
-    text = report.render(dict(DATA, meta=dict(DATA["meta"], clock_check=dict(
+    text = render(dict(DATA, meta=dict(DATA["meta"], clock_check=dict(
         check, back_ns=350))))
     assert "and went back by up to 350 ns)" in text
 
@@ -228,7 +242,7 @@ def data_run(fabric, date, **meta):
 def test_data_runs_of_two_boots_make_one_section_with_both_dates():
     merged = report.merge_data([data_run("loop", "2026-11-25 05:52 UTC"),
                                 data_run("iscsi", "2026-11-25 06:47 UTC")])
-    text = report.render(merged)
+    text = render(merged)
     assert ("measured 2026-11-25 05:52 UTC (tcm_loop); 2026-11-25 06:47 UTC (iSCSI)"
             in text)
     assert "### file store (XFS on a RAM disk) over tcm_loop" in text
