@@ -16,6 +16,7 @@ first; the report takes the median of the rounds.
     guest_bench.py OUT.json [--rounds 3] [--runtime 3] [--only NAME]
                    [--fabric loop|iscsi] [--store file|bdev] [--side WHO]
 """
+
 import argparse
 import json
 import os
@@ -32,8 +33,12 @@ from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 
 from guestlib import clock_check, clocksource, sh, xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import (export_iscsi, export_loopback, find_disk,  # noqa: E402
-                         unexport)
+from vaai.export import (
+    export_iscsi,
+    export_loopback,
+    find_disk,  # noqa: E402
+    unexport,
+)
 
 MiB = 1 << 20
 LUN_BYTES = 256 * MiB
@@ -46,10 +51,14 @@ SIDES = {"file": ("ours", "lio", "lio-aio"), "bdev": ("ours", "lio")}
 EXTRA_SIDES = {"file": ("ours-wb",)}
 # Every side each store can run.
 KNOWN_SIDES = {st: SIDES[st] + EXTRA_SIDES.get(st, ()) for st in SIDES}
-SIDE_TEXT = {"file": {"lio": "target_core_file (write_back=0)",
-                      "lio-aio": "target_core_file (write_back=0, async_io=1)",
-                      "ours-wb": "vaai (emulate_write_cache=1, io_mode=direct)"},
-             "bdev": {"lio": "target_core_iblock"}}
+SIDE_TEXT = {
+    "file": {
+        "lio": "target_core_file (write_back=0)",
+        "lio-aio": "target_core_file (write_back=0, async_io=1)",
+        "ours-wb": "vaai (emulate_write_cache=1, io_mode=direct)",
+    },
+    "bdev": {"lio": "target_core_iblock"},
+}
 FABRICS = ("loop", "iscsi")
 
 
@@ -59,8 +68,11 @@ def _workloads():
     for qd in (1, 32, 128):
         w["4k-randread-qd%d" % qd] = (dict(rw="randread", bs="4k", iodepth=qd), True, qd == 32)
         w["4k-randwrite-qd%d" % qd] = (dict(rw="randwrite", bs="4k", iodepth=qd), True, qd == 32)
-        w["4k-randrw70-qd%d" % qd] = (dict(rw="randrw", rwmixread=70, bs="4k", iodepth=qd),
-                                      True, False)
+        w["4k-randrw70-qd%d" % qd] = (
+            dict(rw="randrw", rwmixread=70, bs="4k", iodepth=qd),
+            True,
+            False,
+        )
     # the seeds' database profile
     w["8k-randrw90-qd32"] = (dict(rw="randrw", rwmixread=90, bs="8k", iodepth=32), True, False)
     for bs in ("64k", "1m"):
@@ -122,8 +134,10 @@ def per_io(disk, bs, runtime, proc):
     ios = (disk_bytes(disk) - bytes0) / size_bytes(bs)
     if not ios:
         return none
-    return {"cpu_us_per_io": (c1["busy"] - c0["busy"]) / os.sysconf("SC_CLK_TCK") * 1e6 / ios,
-            "ctxt_per_io": (c1["ctxt"] - c0["ctxt"]) / ios}
+    return {
+        "cpu_us_per_io": (c1["busy"] - c0["busy"]) / os.sysconf("SC_CLK_TCK") * 1e6 / ios,
+        "ctxt_per_io": (c1["ctxt"] - c0["ctxt"]) / ios,
+    }
 
 
 def _merge(job):
@@ -136,18 +150,30 @@ def _merge(job):
     return {
         "iops": sum(d["iops"] for d in sides),
         "mbps": sum(d["bw_bytes"] for d in sides) / 1e6,
-        "lat_mean_us": sum(d["lat_ns"]["mean"] * d["total_ios"] for d in sides)
-        / ios / 1e3 if ios else None,
+        "lat_mean_us": sum(d["lat_ns"]["mean"] * d["total_ios"] for d in sides) / ios / 1e3
+        if ios
+        else None,
         "lat_p99_us": max(d["lat_ns"]["percentile"]["99.000000"] for d in sides) / 1e3,
     }
 
 
 def fio_argv(disk, opts, runtime):
     """fio on disk for runtime seconds after 1 s of warm-up, JSON out."""
-    argv = ["fio", "--name=bench", "--filename=%s" % disk, "--ioengine=libaio",
-            "--direct=1", "--time_based", "--runtime=%d" % runtime,
-            "--ramp_time=1", "--size=%d" % LUN_BYTES, "--randrepeat=0",
-            "--norandommap", "--lat_percentiles=1", "--output-format=json"]
+    argv = [
+        "fio",
+        "--name=bench",
+        "--filename=%s" % disk,
+        "--ioengine=libaio",
+        "--direct=1",
+        "--time_based",
+        "--runtime=%d" % runtime,
+        "--ramp_time=1",
+        "--size=%d" % LUN_BYTES,
+        "--randrepeat=0",
+        "--norandommap",
+        "--lat_percentiles=1",
+        "--output-format=json",
+    ]
     return argv + ["--%s=%s" % kv for kv in opts.items()]
 
 
@@ -192,13 +218,25 @@ class Stores:
         for who in file_sides:
             path = os.path.join(FS_MNT, "%s.img" % who)
             # written out in full, so no side reads holes
-            sh("dd", "if=/dev/zero", "of=%s" % path, "bs=1M",
-               "count=%d" % (LUN_BYTES // MiB), "conv=fsync")
+            sh(
+                "dd",
+                "if=/dev/zero",
+                "of=%s" % path,
+                "bs=1M",
+                "count=%d" % (LUN_BYTES // MiB),
+                "conv=fsync",
+            )
             self.files[who] = path
         self.bdevs = {"ours": "/dev/ram1", "lio": "/dev/ram2"}
         for dev in self.bdevs.values():
-            sh("dd", "if=/dev/zero", "of=%s" % dev, "bs=1M",
-               "count=%d" % (LUN_BYTES // MiB), "oflag=direct")
+            sh(
+                "dd",
+                "if=/dev/zero",
+                "of=%s" % dev,
+                "bs=1M",
+                "count=%d" % (LUN_BYTES // MiB),
+                "oflag=direct",
+            )
 
     def make(self, store, who):
         name = "bench_%s_%s" % (store, who.replace("-", "_"))
@@ -211,8 +249,7 @@ class Stores:
                 so.set_attribute("io_mode", "direct")
                 so.set_attribute("emulate_write_cache", "1")
                 return so
-            return FileIOStorageObject(name, dev=path, size=LUN_BYTES,
-                                       aio=who == "lio-aio")
+            return FileIOStorageObject(name, dev=path, size=LUN_BYTES, aio=who == "lio-aio")
         dev = self.bdevs[who]
         if who == "ours":
             return VaaiStorageObject(name, path=dev)
@@ -232,8 +269,7 @@ class Exported:
                     export_loopback(so)
                     self.disks[who] = find_disk(so, "tcm_loopback")
                 else:
-                    export_iscsi(so, BENCH_IQN, initiators=[self.me()], lun=i,
-                                 profile="esxi")
+                    export_iscsi(so, BENCH_IQN, initiators=[self.me()], lun=i, profile="esxi")
             if fabric == "iscsi":
                 sh(INITIATOR, "login", BENCH_IQN)
                 for who, so in self.sos.items():
@@ -262,15 +298,21 @@ def run_store(stores, store, fabric, sides, names, runtime, rounds):
     try:
         per = {w: [] for w in names}
         for r in range(rounds):
-            order = sides[r % len(sides):] + sides[:r % len(sides)]
+            order = sides[r % len(sides) :] + sides[: r % len(sides)]
             for workload in names:
-                res = {who: fio(ex.disks[who], WORKLOADS[workload][0], runtime)
-                       for who in order}
+                res = {who: fio(ex.disks[who], WORKLOADS[workload][0], runtime) for who in order}
                 per[workload].append(res)
-                print("%s %s %s round %d: %s" % (
-                    store, fabric, workload, r + 1, ", ".join(
-                        "%s %.0f IOPS" % (who, res[who]["iops"]) for who in sides)),
-                    flush=True)
+                print(
+                    "%s %s %s round %d: %s"
+                    % (
+                        store,
+                        fabric,
+                        workload,
+                        r + 1,
+                        ", ".join("%s %.0f IOPS" % (who, res[who]["iops"]) for who in sides),
+                    ),
+                    flush=True,
+                )
         return per
     finally:
         ex.close()
@@ -280,29 +322,37 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--runtime", type=int, default=3,
-                   help="seconds per run after 1 s of warm-up (at least 1)")
+    p.add_argument(
+        "--runtime", type=int, default=3, help="seconds per run after 1 s of warm-up (at least 1)"
+    )
     p.add_argument("--only", action="append", help="workload names to run")
     p.add_argument("--fabric", action="append", choices=FABRICS)
     p.add_argument("--store", action="append", choices=tuple(SIDES))
-    p.add_argument("--side", action="append", metavar="WHO",
-                   help="the sides to run (every store's own, in the order "
-                        "given; default: %s, and nothing of %s)" % (
-                            ", ".join("%s: %s" % (st, " ".join(w)) for st, w in SIDES.items()),
-                            " ".join(w for ws in EXTRA_SIDES.values() for w in ws)))
+    p.add_argument(
+        "--side",
+        action="append",
+        metavar="WHO",
+        help="the sides to run (every store's own, in the order "
+        "given; default: %s, and nothing of %s)"
+        % (
+            ", ".join("%s: %s" % (st, " ".join(w)) for st, w in SIDES.items()),
+            " ".join(w for ws in EXTRA_SIDES.values() for w in ws),
+        ),
+    )
     args = p.parse_args()
     if args.runtime < 1:
         p.error("--runtime must be at least 1")
     sides = pick_sides(args.side)
     if sides is None:
-        p.error("--side: choose among %s" % ", ".join(sorted(
-            set(w for ws in KNOWN_SIDES.values() for w in ws))))
+        p.error(
+            "--side: choose among %s"
+            % ", ".join(sorted(set(w for ws in KNOWN_SIDES.values() for w in ws)))
+        )
     stores_run = [st for st in args.store or tuple(SIDES) if sides[st]]
     if not stores_run:
         p.error("--side: none of these sides runs on the stores asked for")
     for st in set(args.store or ()) - set(stores_run):
-        print("guest_bench.py: no side named runs on the %s store; skipped" % st,
-              file=sys.stderr)
+        print("guest_bench.py: no side named runs on the %s store; skipped" % st, file=sys.stderr)
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -314,8 +364,10 @@ def main():
         "runtime_s": args.runtime,
         "lun_bytes": LUN_BYTES,
         "fabrics": list(args.fabric or FABRICS),
-        "sides": {st: {who: SIDE_TEXT[st][who] for who in sides[st]
-                       if who in SIDE_TEXT[st]} for st in stores_run},
+        "sides": {
+            st: {who: SIDE_TEXT[st][who] for who in sides[st] if who in SIDE_TEXT[st]}
+            for st in stores_run
+        },
     }
     results = []
     names = args.only or list(WORKLOADS)
@@ -326,18 +378,22 @@ def main():
             for store in stores_run:
                 # the block-size sweep is run over tcm_loop only
                 run = [w for w in names if fabric == "loop" or WORKLOADS[w][1]]
-                per = run_store(stores, store, fabric, sides[store], run,
-                                args.runtime, args.rounds)
+                per = run_store(stores, store, fabric, sides[store], run, args.runtime, args.rounds)
                 for workload in run:
                     rounds = per[workload]
-                    entry = {"store": store, "workload": workload, "fabric": fabric,
-                             "table": WORKLOADS[workload][1],
-                             "sweep": WORKLOADS[workload][2],
-                             "bs": WORKLOADS[workload][0]["bs"],
-                             "rw": WORKLOADS[workload][0]["rw"]}
+                    entry = {
+                        "store": store,
+                        "workload": workload,
+                        "fabric": fabric,
+                        "table": WORKLOADS[workload][1],
+                        "sweep": WORKLOADS[workload][2],
+                        "bs": WORKLOADS[workload][0]["bs"],
+                        "rw": WORKLOADS[workload][0]["rw"],
+                    }
                     for who in sides[store]:
-                        entry[who] = {k: median(rd[who][k] for rd in rounds)
-                                      for k in rounds[0][who]}
+                        entry[who] = {
+                            k: median(rd[who][k] for rd in rounds) for k in rounds[0][who]
+                        }
                     # and each round's own figures, side by side
                     entry["rounds"] = rounds
                     results.append(entry)

@@ -8,6 +8,7 @@ For each: successful CAWs per second and the p99 CAW latency.
 
     guest_caw.py OUT.json [--seconds 5]
 """
+
 import argparse
 import json
 import os
@@ -51,7 +52,7 @@ def stream(sg, lba, seconds, lat, ok):
         if res.status == GOOD:
             ok.append(1)
             cur = new
-        else:                           # someone else got there first
+        else:  # someone else got there first
             cur = read_blocks(sg, lba, 1, 512).data
 
 
@@ -59,16 +60,17 @@ def run_point(sg, lbas, seconds):
     lat, ok = [], []
     for lba in set(lbas):
         assert write_blocks(sg, lba, block(0), 512).status == GOOD
-    threads = [threading.Thread(target=stream, args=(sg, lba, seconds, lat, ok))
-               for lba in lbas]
+    threads = [threading.Thread(target=stream, args=(sg, lba, seconds, lat, ok)) for lba in lbas]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     lat.sort()
-    return {"caw_per_s": len(ok) / seconds,
-            "p99_us": lat[int(0.99 * (len(lat) - 1))] * 1e6 if lat else None,
-            "mean_us": statistics.mean(lat) * 1e6 if lat else None}
+    return {
+        "caw_per_s": len(ok) / seconds,
+        "p99_us": lat[int(0.99 * (len(lat) - 1))] * 1e6 if lat else None,
+        "mean_us": statistics.mean(lat) * 1e6 if lat else None,
+    }
 
 
 POINTS = {
@@ -84,12 +86,26 @@ def measure(so, seconds):
     disk = find_disk(so, "tcm_loopback")
     sg = sg_of(disk)
     out = {name: run_point(sg, lbas(), seconds) for name, lbas in POINTS.items()}
-    fio = subprocess.Popen(["fio", "--name=seq", "--filename=%s" % disk,
-                            "--ioengine=libaio", "--direct=1", "--rw=write",
-                            "--bs=1m", "--iodepth=4", "--offset=64m", "--size=128m",
-                            "--time_based", "--runtime=%d" % (seconds + 2),
-                            "--output-format=json"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    fio = subprocess.Popen(
+        [
+            "fio",
+            "--name=seq",
+            "--filename=%s" % disk,
+            "--ioengine=libaio",
+            "--direct=1",
+            "--rw=write",
+            "--bs=1m",
+            "--iodepth=4",
+            "--offset=64m",
+            "--size=128m",
+            "--time_based",
+            "--runtime=%d" % (seconds + 2),
+            "--output-format=json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     time.sleep(1)
     out["beside-1m"] = run_point(sg, [1024], seconds)
     job = json.loads(fio.communicate()[0])["jobs"][0]
@@ -120,12 +136,23 @@ def main():
                 unexport(so)
                 so.delete()
             for name, r in results[who].items():
-                print("%s %s: %.0f CAW/s, p99 %.0f us" % (who, name, r["caw_per_s"],
-                                                         r["p99_us"] or 0), flush=True)
+                print(
+                    "%s %s: %.0f CAW/s, p99 %.0f us"
+                    % (who, name, r["caw_per_s"], r["p99_us"] or 0),
+                    flush=True,
+                )
     with open(args.out, "w") as f:
-        json.dump({"meta": {"seconds": args.seconds,
-                            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
-                   "results": results}, f, indent=2)
+        json.dump(
+            {
+                "meta": {
+                    "seconds": args.seconds,
+                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                },
+                "results": results,
+            },
+            f,
+            indent=2,
+        )
     return 0
 
 

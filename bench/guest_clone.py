@@ -19,6 +19,7 @@ skipped and the output says why.
     guest_clone.py OUT.json [--sizes 1G,4G] [--fs xfs,ext4] [--cmds 4M,16M]
                             [--budget 1500] [--probe 64M]
 """
+
 import argparse
 import collections
 import contextlib
@@ -39,8 +40,14 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 
 from rtslib_fb import FileIOStorageObject  # noqa: E402
 
-from scsi import (cdb_xcopy, clear_unit_attention, cscd_e4, naa_of,  # noqa: E402
-                  seg_b2b, xcopy_list)
+from scsi import (
+    cdb_xcopy,
+    clear_unit_attention,
+    cscd_e4,
+    naa_of,  # noqa: E402
+    seg_b2b,
+    xcopy_list,
+)
 from guestlib import drop_caches, fs_on_brd, sh  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
@@ -49,9 +56,9 @@ from vaai.params import parse_size  # noqa: E402
 MiB = 1 << 20
 GiB = 1 << 30
 FS_MNT = "/run/vaai-clone"
-HOST_BS = 4 * MiB               # the host-side copy's READ and WRITE size
-MEM_HEADROOM = GiB              # guest memory left over beside the RAM disk
-SGLOOP = os.path.join(HERE, "..", "build", "bench", "sgloop")   # bench/sgloop.c
+HOST_BS = 4 * MiB  # the host-side copy's READ and WRITE size
+MEM_HEADROOM = GiB  # guest memory left over beside the RAM disk
+SGLOOP = os.path.join(HERE, "..", "build", "bench", "sgloop")  # bench/sgloop.c
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
@@ -61,7 +68,7 @@ FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE = 0x01, 0x02
 FS_IOC_FIEMAP = 0xC020660B
 FIEMAP_FLAG_SYNC = 0x1
 FIEMAP_EXTENT_LAST, FIEMAP_EXTENT_SHARED = 0x1, 0x2000
-_FIEMAP = struct.Struct("=QQIIII")      # start, length, flags, mapped, count, reserved
+_FIEMAP = struct.Struct("=QQIIII")  # start, length, flags, mapped, count, reserved
 _EXTENT = struct.Struct("=QQQ16xI12x")  # logical, physical, length, flags
 
 
@@ -74,6 +81,7 @@ class Pattern:
     bytes of every 512-byte block replaced by the block's number.  Nothing is
     zero, so no side gets a sparse source to copy, and no two blocks are
     alike, so a block copied to the wrong place fails the check."""
+
     CHUNK = MiB
 
     def __init__(self, seed=1):
@@ -105,15 +113,21 @@ class Pattern:
                 want = self.chunk(off)
                 if n == self.CHUNK and got == want:
                     continue
-                bad = next((i for i in range(0, self.CHUNK, 512)
-                            if got[i:i + 512] != want[i:i + 512]), 0)
+                bad = next(
+                    (i for i in range(0, self.CHUNK, 512) if got[i : i + 512] != want[i : i + 512]),
+                    0,
+                )
                 held = struct.unpack_from("<Q", got, bad)[0]
-                what = ("source block %d" % held if held < size // 512 and
-                        got[bad + 8:bad + 512] == self.base[bad + 8:bad + 512]
-                        else "no source block")
-                raise Miscompare("%s: the block at byte %d should be source block %d, "
-                                 "holds %s" % (path, start + off + bad,
-                                               (off + bad) // 512, what))
+                what = (
+                    "source block %d" % held
+                    if held < size // 512
+                    and got[bad + 8 : bad + 512] == self.base[bad + 8 : bad + 512]
+                    else "no source block"
+                )
+                raise Miscompare(
+                    "%s: the block at byte %d should be source block %d, "
+                    "holds %s" % (path, start + off + bad, (off + bad) // 512, what)
+                )
 
 
 def punch(path, offset, length):
@@ -155,8 +169,7 @@ def extent_bytes(path, start, length, batch=256):
             if not count:
                 break
             for i in range(count):
-                logical, _, size, flags = _EXTENT.unpack_from(
-                    buf, _FIEMAP.size + i * _EXTENT.size)
+                logical, _, size, flags = _EXTENT.unpack_from(buf, _FIEMAP.size + i * _EXTENT.size)
                 overlap = min(end, logical + size) - max(start, logical)
                 if overlap > 0:
                     mapped += overlap
@@ -282,16 +295,24 @@ def xcopy_cmds(src, dst, cmd_bytes, nbytes, dst_off=0):
 def xcopy_clone(luns, layout, cmd_bytes):
     """The copy as ESXi sends it, the commands built before and timed by
     sgloop: its seconds."""
-    return sgloop(luns[0].sg, xcopy_cmds(luns[0], luns[-1], cmd_bytes,
-                                         layout.size, layout.dst_off))
+    return sgloop(luns[0].sg, xcopy_cmds(luns[0], luns[-1], cmd_bytes, layout.size, layout.dst_off))
 
 
 def host_copy(luns, layout):
     """What a host does without the offload: read, then write, over the
     fabric (timed from outside: None)."""
-    sh("dd", "if=%s" % luns[0].disk, "of=%s" % luns[-1].disk, "bs=%d" % HOST_BS,
-       "count=%d" % (layout.size // HOST_BS), "seek=%d" % (layout.dst_off // HOST_BS),
-       "iflag=direct", "oflag=direct", "conv=notrunc", "status=none")
+    sh(
+        "dd",
+        "if=%s" % luns[0].disk,
+        "of=%s" % luns[-1].disk,
+        "bs=%d" % HOST_BS,
+        "count=%d" % (layout.size // HOST_BS),
+        "seek=%d" % (layout.dst_off // HOST_BS),
+        "iflag=direct",
+        "oflag=direct",
+        "conv=notrunc",
+        "status=none",
+    )
 
 
 class Block:
@@ -299,7 +320,7 @@ class Block:
 
     def __init__(self, fs, size, cmds, pattern):
         self.fs, self.size, self.cmds, self.pattern = fs, size, cmds, pattern
-        self.data_s = 0.0       # time that grows with the size: fill, copies, checks
+        self.data_s = 0.0  # time that grows with the size: fill, copies, checks
         self.errors = 0
         self.xcopy, self.host = {}, {}
 
@@ -312,16 +333,20 @@ class Block:
             drop_caches()
             blocks0, used0 = os.stat(layout.dst).st_blocks, fs_used(FS_MNT)
             t0 = time.monotonic()
-            inner = copy()          # the seconds it timed itself, if it did
+            inner = copy()  # the seconds it timed itself, if it did
             t1 = time.monotonic()
             syncfs(FS_MNT)
             t2 = time.monotonic()
             mapped, shared = extent_bytes(layout.dst, layout.dst_off, layout.size)
             copy_s = t1 - t0 if inner is None else inner
-            out = {"seconds": copy_s + t2 - t1, "sync_seconds": t2 - t1,
-                   "allocated": (os.stat(layout.dst).st_blocks - blocks0) * 512,
-                   "mapped": mapped, "shared": shared,
-                   "fs_used": fs_used(FS_MNT) - used0}
+            out = {
+                "seconds": copy_s + t2 - t1,
+                "sync_seconds": t2 - t1,
+                "allocated": (os.stat(layout.dst).st_blocks - blocks0) * 512,
+                "mapped": mapped,
+                "shared": shared,
+                "fs_used": fs_used(FS_MNT) - used0,
+            }
             self.pattern.check(layout.dst, layout.dst_off, layout.size)
             self.data_s += time.monotonic() - t0
         except (AssertionError, OSError, subprocess.CalledProcessError) as e:
@@ -329,8 +354,11 @@ class Block:
             why = getattr(e, "stderr", None) or str(e)
             print("%s: FAILED: %s" % (what, why.strip()), flush=True)
             return {"error": why.strip()}
-        print("%s: %.2f s, allocated %s, shared %s" % (
-            what, out["seconds"], label(out["allocated"]), label(out["shared"])), flush=True)
+        print(
+            "%s: %.2f s, allocated %s, shared %s"
+            % (what, out["seconds"], label(out["allocated"]), label(out["shared"])),
+            flush=True,
+        )
         return out
 
     def run(self):
@@ -355,12 +383,16 @@ class Block:
             with exported(who, layout.files) as luns:
                 for cmd in self.cmds:
                     self.xcopy.setdefault((layout.copy, cmd), {})[who] = self.measure(
-                        "%s xcopy %s %s" % (name, label(cmd), who), layout,
-                        lambda: xcopy_clone(luns, layout, cmd))
+                        "%s xcopy %s %s" % (name, label(cmd), who),
+                        layout,
+                        lambda: xcopy_clone(luns, layout, cmd),
+                    )
                 if who == "ours":
                     self.host[layout.copy] = self.measure(
-                        "%s host dd %s" % (name, label(HOST_BS)), layout,
-                        lambda: host_copy(luns, layout))
+                        "%s host dd %s" % (name, label(HOST_BS)),
+                        layout,
+                        lambda: host_copy(luns, layout),
+                    )
 
     def estimate(self, size):
         """Seconds a block of size would take here, from this one."""
@@ -370,15 +402,36 @@ class Block:
         out = []
         for copy in ("across", "within"):
             for cmd in self.cmds:
-                out.append(dict(fs=self.fs, size=self.size, copy=copy, method="xcopy",
-                                cmd_bytes=cmd, **self.xcopy[(copy, cmd)]))
-            out.append(dict(fs=self.fs, size=self.size, copy=copy, method="host",
-                            cmd_bytes=HOST_BS, ours=self.host[copy]))
+                out.append(
+                    dict(
+                        fs=self.fs,
+                        size=self.size,
+                        copy=copy,
+                        method="xcopy",
+                        cmd_bytes=cmd,
+                        **self.xcopy[(copy, cmd)],
+                    )
+                )
+            out.append(
+                dict(
+                    fs=self.fs,
+                    size=self.size,
+                    copy=copy,
+                    method="host",
+                    cmd_bytes=HOST_BS,
+                    ours=self.host[copy],
+                )
+            )
         return out
 
     def summary(self):
-        return {"fs": self.fs, "size": self.size, "seconds": self.seconds,
-                "data_seconds": self.data_s, "errors": self.errors}
+        return {
+            "fs": self.fs,
+            "size": self.size,
+            "seconds": self.seconds,
+            "data_seconds": self.data_s,
+            "errors": self.errors,
+        }
 
 
 def main():
@@ -387,8 +440,12 @@ def main():
     p.add_argument("--sizes", default="1G,4G", help="clone sizes (default %(default)s)")
     p.add_argument("--fs", default="xfs,ext4", help="file systems, in order (default %(default)s)")
     p.add_argument("--cmds", default="4M,16M", help="bytes per EXTENDED COPY (default %(default)s)")
-    p.add_argument("--budget", type=int, default=1500,
-                   help="guest seconds for the whole run; 0: no limit (default %(default)s)")
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=1500,
+        help="guest seconds for the whole run; 0: no limit (default %(default)s)",
+    )
     p.add_argument("--probe", default="64M", help="size of the first, estimating run; 0: none")
     args = p.parse_args()
 
@@ -431,10 +488,11 @@ def main():
                 why = "the %s probe failed" % label(probe)
             elif need > mem_available():
                 why = "needs %s of guest memory, %s available" % (
-                    label(need), label(mem_available()))
+                    label(need),
+                    label(mem_available()),
+                )
             elif args.budget and est is not None and est > left:
-                why = "estimated %.0f s, %.0f s of the %d s budget left" % (
-                    est, left, args.budget)
+                why = "estimated %.0f s, %.0f s of the %d s budget left" % (est, left, args.budget)
             if why:
                 print("%s %s: %s" % (fs, label(size), why), flush=True)
                 skipped.append({"fs": fs, "size": size, "reason": why})
@@ -447,11 +505,17 @@ def main():
             model[fs] = blk
             failed = failed or blk.errors > 0
 
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "kernel": platform.release(), "cpus": os.cpu_count(),
-            "budget_s": args.budget, "seconds": time.monotonic() - start,
-            "host_bs": HOST_BS, "probes": probes, "skipped": skipped,
-            "lio": "target_core_file (write_back=0)"}
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "kernel": platform.release(),
+        "cpus": os.cpu_count(),
+        "budget_s": args.budget,
+        "seconds": time.monotonic() - start,
+        "host_bs": HOST_BS,
+        "probes": probes,
+        "skipped": skipped,
+        "lio": "target_core_file (write_back=0)",
+    }
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=2)

@@ -19,6 +19,7 @@ run is kept beside OUT.json, in the directory of its name without .json.
                      [--fabric loop|iscsi] [--side WHO ...] [--seconds 5]
     guest_profile.py OUT.json --reparse    (the kept text again, anywhere)
 """
+
 import argparse
 import bisect
 import collections
@@ -40,7 +41,7 @@ sys.path.insert(0, HERE)
 import guest_bench as gb  # noqa: E402
 from guestlib import clocksource  # noqa: E402
 
-PERIOD_NS = 2000000          # a sample every 2 ms of each CPU's time
+PERIOD_NS = 2000000  # a sample every 2 ms of each CPU's time
 DEFAULT_WORKLOADS = ("4k-randread-qd32", "4k-randwrite-qd32", "4k-randrw70-qd32")
 BACKENDS = ("target_core_vaai", "target_core_file", "target_core_iblock")
 # Kernel modules with a bucket of their own; the rest is "kernel".  The
@@ -48,13 +49,21 @@ BACKENDS = ("target_core_vaai", "target_core_file", "target_core_iblock")
 # "initiator" (tcm_loop is the initiator's driver and the target's fabric in
 # one, so over it there is no initiator bucket).
 FABRIC_MODULES = ("tcm_loop", "iscsi_target_mod")
-MODULES = dict({"target_core_mod": "LIO core", "xfs": "xfs",
-                "iscsi_tcp": "initiator", "libiscsi": "initiator",
-                "libiscsi_tcp": "initiator"},
-               **{m: "fabric" for m in FABRIC_MODULES})
-IDLE = re.compile(r"^(native_safe_halt|default_idle|arch_cpu_idle|"
-                  r"default_idle_call|do_idle|cpu_idle|cpuidle|acpi_idle|"
-                  r"mwait_idle|poll_idle|cpu_startup_entry|pv_native_safe_halt)")
+MODULES = dict(
+    {
+        "target_core_mod": "LIO core",
+        "xfs": "xfs",
+        "iscsi_tcp": "initiator",
+        "libiscsi": "initiator",
+        "libiscsi_tcp": "initiator",
+    },
+    **{m: "fabric" for m in FABRIC_MODULES},
+)
+IDLE = re.compile(
+    r"^(native_safe_halt|default_idle|arch_cpu_idle|"
+    r"default_idle_call|do_idle|cpu_idle|cpuidle|acpi_idle|"
+    r"mwait_idle|poll_idle|cpu_startup_entry|pv_native_safe_halt)"
+)
 # A chain through any of these is the target's work (the fabric module's
 # submission and completion included: tcm_loop's, or the iSCSI target's
 # threads with the TCP work they call).
@@ -64,13 +73,19 @@ BUCKETS = ("backend", "LIO core", "fabric", "initiator", "xfs", "kernel", "fio",
 # Kernel functions whose inclusive cost (the samples whose call chain passes
 # through them) is reported: what a write's durability, the mtime, direct
 # and page-cache I/O, the RAM disk's copy and the scheduler cost per I/O.
-THROUGH = ("xfs_file_fsync", "xfs_vn_update_time", "iomap_dio_rw", "filemap_read",
-           "brd_submit_bio", "__schedule")
+THROUGH = (
+    "xfs_file_fsync",
+    "xfs_vn_update_time",
+    "iomap_dio_rw",
+    "filemap_read",
+    "brd_submit_bio",
+    "__schedule",
+)
 # The profiler's own threads: perf, the `sleep` it times, and this script
 # (DiskRate's thread reads /proc/diskstats every 20 ms).
 PROFILER = ("perf", "perf-exec", "sleep", "python3")
 # Kernel text lies above this address, user space below it.
-KERNEL_BASE = 0xffff800000000000
+KERNEL_BASE = 0xFFFF800000000000
 FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$")
 SAMPLE_TIME = re.compile(r"\s(\d+\.\d+):")
 
@@ -105,8 +120,11 @@ def parse_script(text, modsyms=None):
             sym = re.sub(r"\+0x[0-9a-f]+$", "", m.group(2))
             dso = os.path.basename(m.group(3).strip("[]"))
             if int(m.group(1), 16) >= KERNEL_BASE:
-                mod = (modsyms.get(sym) if dso == "kernel.kallsyms"
-                       else re.sub(r"\.ko(\.[a-z]+)?$", "", dso))
+                mod = (
+                    modsyms.get(sym)
+                    if dso == "kernel.kallsyms"
+                    else re.sub(r"\.ko(\.[a-z]+)?$", "", dso)
+                )
                 dso = mod if mod in NAMED_MODULES else "kernel.kallsyms"
             chain.append((sym, dso))
         elif not line[0].isspace():
@@ -148,8 +166,7 @@ def attribute(samples, ncpus, iops):
 
     by = collections.Counter(bucket(c, ch) for c, ch in mine)
     frames = [{s for s, _ in ch} for _, ch in mine]
-    syms = collections.Counter(ch[0] for c, ch in mine
-                               if ch and bucket(c, ch) != "idle")
+    syms = collections.Counter(ch[0] for c, ch in mine if ch and bucket(c, ch) != "idle")
     under = sum(1 for c, ch in mine if any(d in BACKENDS for _, d in ch))
     target = sum(1 for c, ch in mine if any(d in TARGET for _, d in ch))
     return {
@@ -161,8 +178,7 @@ def attribute(samples, ncpus, iops):
         "under_backend_us_per_io": us(under),
         "under_target_us_per_io": us(target),
         "through_us_per_io": {f: us(sum(f in syms for syms in frames)) for f in THROUGH},
-        "top": [{"sym": s, "dso": d, "us_per_io": us(n)}
-                for (s, d), n in syms.most_common(15)],
+        "top": [{"sym": s, "dso": d, "us_per_io": us(n)} for (s, d), n in syms.most_common(15)],
     }
 
 
@@ -235,9 +251,24 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
         if not gb.fio_started(disk, opts["bs"], fio):
             raise RuntimeError("fio did not start on %s" % disk)
         time.sleep(1.1)
-        gb.sh("perf", "record", "-q", "-a", "-g", "-e", "cpu-clock",
-              "-c", str(PERIOD_NS), "-k", "monotonic", "-o", data,
-              "--", "sleep", str(seconds))
+        gb.sh(
+            "perf",
+            "record",
+            "-q",
+            "-a",
+            "-g",
+            "-e",
+            "cpu-clock",
+            "-c",
+            str(PERIOD_NS),
+            "-k",
+            "monotonic",
+            "-o",
+            data,
+            "--",
+            "sleep",
+            str(seconds),
+        )
         if fio.poll() is not None:
             raise RuntimeError("fio ended while perf recorded: %d" % fio.returncode)
     finally:
@@ -271,8 +302,9 @@ def reparse(out, raw_dir):
                 continue
             with gzip.open(raw_path(raw_dir, entry["workload"], who), "rt") as f:
                 samples = parse_script(f.read(), modsyms)
-            entry[who] = dict(attribute(samples, data["meta"]["cpus"], side["iops"]) or {},
-                              iops=side["iops"])
+            entry[who] = dict(
+                attribute(samples, data["meta"]["cpus"], side["iops"]) or {}, iops=side["iops"]
+            )
     gb.save(out, data["meta"], data["results"])
     return 0
 
@@ -283,12 +315,18 @@ def main():
     p.add_argument("--workload", action="append", choices=sorted(gb.WORKLOADS))
     p.add_argument("--store", default="file", choices=tuple(gb.SIDES))
     p.add_argument("--fabric", default="loop", choices=("loop", "iscsi"))
-    p.add_argument("--side", action="append", metavar="WHO",
-                   help="the store's sides to profile, as guest_bench.py's --side")
+    p.add_argument(
+        "--side",
+        action="append",
+        metavar="WHO",
+        help="the store's sides to profile, as guest_bench.py's --side",
+    )
     p.add_argument("--seconds", type=int, default=5)
-    p.add_argument("--reparse", action="store_true",
-                   help="attribute again the perf text kept beside OUT.json "
-                   "(no fio, no perf: runs anywhere)")
+    p.add_argument(
+        "--reparse",
+        action="store_true",
+        help="attribute again the perf text kept beside OUT.json (no fio, no perf: runs anywhere)",
+    )
     args = p.parse_args()
     raw_dir = os.path.splitext(args.out)[0]
     if args.reparse:
@@ -298,15 +336,23 @@ def main():
     if sides is None or not sides[args.store]:
         p.error("--side: no side of the %s store named" % args.store)
     ncpus = os.cpu_count()
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "kernel": platform.release(), "cpus": ncpus, "store": args.store,
-            "seconds": args.seconds, "period_ns": PERIOD_NS, "fabric": args.fabric,
-            "clocksource": clocksource()}
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "kernel": platform.release(),
+        "cpus": ncpus,
+        "store": args.store,
+        "seconds": args.seconds,
+        "period_ns": PERIOD_NS,
+        "fabric": args.fabric,
+        "clocksource": clocksource(),
+    }
     results = []
     # perf script's text of each run, beside OUT.json, to be read again
     os.makedirs(raw_dir, exist_ok=True)
-    with gb.xfs_on_brd(gb.FS_MNT, gb.fs_kib(len(sides["file"])), rd_nr=3), \
-            tempfile.TemporaryDirectory() as tmp:
+    with (
+        gb.xfs_on_brd(gb.FS_MNT, gb.fs_kib(len(sides["file"])), rd_nr=3),
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         stores = gb.Stores(sides["file"])
         ex = gb.Exported(stores, args.store, args.fabric, sides[args.store])
         try:
@@ -318,12 +364,15 @@ def main():
                 entry = {"workload": workload}
                 for who in sides[args.store]:
                     raw = raw_path(raw_dir, workload, who)
-                    samples, iops = profile(ex.disks[who], gb.WORKLOADS[workload][0],
-                                            args.seconds, tmp, raw, modsyms)
+                    samples, iops = profile(
+                        ex.disks[who], gb.WORKLOADS[workload][0], args.seconds, tmp, raw, modsyms
+                    )
                     entry[who] = dict(attribute(samples, ncpus, iops) or {}, iops=iops)
-                    print("%s %s: %.0f IOPS, %.0f busy µs/IO, %d samples" % (
-                        workload, who, iops, entry[who].get("busy_us_per_io", 0),
-                        len(samples)), flush=True)
+                    print(
+                        "%s %s: %.0f IOPS, %.0f busy µs/IO, %d samples"
+                        % (workload, who, iops, entry[who].get("busy_us_per_io", 0), len(samples)),
+                        flush=True,
+                    )
                 results.append(entry)
                 gb.save(args.out, meta, results)
         finally:

@@ -14,6 +14,7 @@ before GOOD) and for ours with the write cache on.
 
     guest_thin.py OUT.json
 """
+
 import json
 import os
 import sys
@@ -25,8 +26,13 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 
 from rtslib_fb import FileIOStorageObject  # noqa: E402
 
-from scsi import (cdb_write16, cdb_write_same16, expect_good, sg_io,  # noqa: E402
-                  unmap)
+from scsi import (
+    cdb_write16,
+    cdb_write_same16,
+    expect_good,
+    sg_io,  # noqa: E402
+    unmap,
+)
 from guestlib import xfs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
@@ -89,11 +95,13 @@ def measure(who):
             export_loopback(so)
             sg = sg_of(find_disk(so, "tcm_loopback"))
             if step == "unmap":
-                each_mib(sg, write_zeros)        # something to give back
+                each_mib(sg, write_zeros)  # something to give back
             seconds = each_mib(sg, send)
             out[step] = {"seconds": seconds, "allocated": allocated(path)}
-            print("%s %s: %.2f s, %d bytes allocated" % (who, step, seconds,
-                                                         allocated(path)), flush=True)
+            print(
+                "%s %s: %.2f s, %d bytes allocated" % (who, step, seconds, allocated(path)),
+                flush=True,
+            )
         finally:
             unexport(so)
             so.delete()
@@ -104,8 +112,11 @@ def measure(who):
 def main(argv):
     with xfs_on_brd(FS_MNT, 3 * 1024 * 1024):
         results = {who: measure(who) for who in ("ours", "ours_wb", "lio")}
-    meta = {"lun_bytes": LUN_BYTES, "fs": "xfs on brd",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    meta = {
+        "lun_bytes": LUN_BYTES,
+        "fs": "xfs on brd",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
     with open(argv[1], "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=2)
     return 0

@@ -12,6 +12,7 @@ tcm_loop, every command sent by bench/sgloop.c, one at a time:
 
     guest_xcopy_cost.py OUT.json [--size 1G] [--cmd 4M]
 """
+
 import argparse
 import json
 import os
@@ -53,7 +54,7 @@ def main():
             res["tur"] = send(luns[0].sg, [(TUR, b"")] * n)
             res["noop"] = send(luns[0].sg, xcopy_cmds(luns[0], luns[0], cmd, size))
             clones = xcopy_cmds(luns[0], luns[1], cmd, size)
-            so = VaaiStorageObject("clone_ours_1")     # the destination's
+            so = VaaiStorageObject("clone_ours_1")  # the destination's
             for wc in ("1", "0"):
                 so.set_attribute("emulate_write_cache", wc)
                 punch(dst, 0, size)
@@ -62,8 +63,12 @@ def main():
     us = {k: v * 1e6 for k, v in res.items()}
     for k in ("tur", "noop", "clone-wc1", "clone-wc0"):
         print("%-10s %8.0f us per command" % (k, us[k]), flush=True)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "kernel": platform.release(), "size": size, "cmd_bytes": cmd}
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "kernel": platform.release(),
+        "size": size,
+        "cmd_bytes": cmd,
+    }
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"meta": meta, "us_per_command": us}, f, indent=2)

@@ -1,5 +1,6 @@
 """What the in-guest benchmarks share: running commands, a cold page cache,
 and the file systems on RAM disks that their backing files live on."""
+
 import contextlib
 import os
 import subprocess
@@ -11,8 +12,15 @@ import time
 # otherwise zero inode tables in the background while a benchmark runs.
 MKFS = {
     "xfs": ("mkfs.xfs", "-q", "-f", "-m", "reflink=1"),
-    "ext4": ("mkfs.ext4", "-q", "-F", "-i", "1048576",
-             "-E", "lazy_itable_init=0,lazy_journal_init=0"),
+    "ext4": (
+        "mkfs.ext4",
+        "-q",
+        "-F",
+        "-i",
+        "1048576",
+        "-E",
+        "lazy_itable_init=0,lazy_journal_init=0",
+    ),
 }
 
 
@@ -58,8 +66,7 @@ def clock_check(seconds=2.0):
         os.sched_setaffinity(0, cpus)
     if None in smallest:
         return None
-    return {"moves": moves, "back_ns": max(0, -min(smallest)),
-            "skew_bound_ns": max(smallest)}
+    return {"moves": moves, "back_ns": max(0, -min(smallest)), "skew_bound_ns": max(smallest)}
 
 
 def drop_caches():

@@ -1,11 +1,16 @@
 """The data-path plots of docs/benchmarks.md: IOPS and CPU time per I/O
 across block sizes (random reads and writes at queue depth 32 over
 tcm_loop), one panel per store and direction, one line per side."""
+
 import os
 
 SIZES = ("4k", "16k", "64k", "256k", "1m")
-LABEL = {"ours": "vaai (ours)", "lio": "LIO", "lio-aio": "LIO async_io",
-         "ours-wb": "vaai, write cache on"}
+LABEL = {
+    "ours": "vaai (ours)",
+    "lio": "LIO",
+    "lio-aio": "LIO async_io",
+    "ours-wb": "vaai, write cache on",
+}
 LIO_NAME = {"file": "target_core_file", "bdev": "target_core_iblock"}
 
 
@@ -14,11 +19,20 @@ def side_label(store, who):
     return LABEL[who].replace("LIO", LIO_NAME[store])
 
 
-STYLE = {"ours": dict(marker="o", linewidth=2), "lio": dict(marker="s"),
-         "lio-aio": dict(marker="^", linestyle="--")}
-FIGURES = (("iops", "IOPS", "bench-iops.png", "IOPS by block size"),
-           ("cpu_us_per_io", "CPU µs per I/O (whole guest)", "bench-cpu.png",
-            "CPU time per I/O by block size"))
+STYLE = {
+    "ours": dict(marker="o", linewidth=2),
+    "lio": dict(marker="s"),
+    "lio-aio": dict(marker="^", linestyle="--"),
+}
+FIGURES = (
+    ("iops", "IOPS", "bench-iops.png", "IOPS by block size"),
+    (
+        "cpu_us_per_io",
+        "CPU µs per I/O (whole guest)",
+        "bench-cpu.png",
+        "CPU time per I/O by block size",
+    ),
+)
 
 
 def _sweep(data):
@@ -36,25 +50,33 @@ def draw(data, outdir):
     if not sweep:
         return []
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [(store, rw) for store in ("file", "bdev") for rw in ("randread", "randwrite")
-              if (store, rw) in sweep]
+    panels = [
+        (store, rw)
+        for store in ("file", "bdev")
+        for rw in ("randread", "randwrite")
+        if (store, rw) in sweep
+    ]
     # a merged run (report.merge_data) knows each fabric's boot
     loop_date = data["meta"].get("dates", {}).get("loop", data["meta"]["date"])
     made = []
     for key, ylabel, name, title in FIGURES:
-        fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6),
-                                 squeeze=False)
+        fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6), squeeze=False)
         for ax, (store, rw) in zip(axes[0], panels):
             points = sweep[(store, rw)]
             sizes = [bs for bs in SIZES if bs in points]
             for who in ("ours", "lio", "lio-aio"):
                 if who not in points[sizes[0]]:
                     continue
-                ax.plot(range(len(sizes)), [points[bs][who][key] for bs in sizes],
-                        label=side_label(store, who), **STYLE[who])
+                ax.plot(
+                    range(len(sizes)),
+                    [points[bs][who][key] for bs in sizes],
+                    label=side_label(store, who),
+                    **STYLE[who],
+                )
             ax.set_xticks(range(len(sizes)))
             ax.set_xticklabels(sizes)
             ax.set_yscale("log")
@@ -63,8 +85,7 @@ def draw(data, outdir):
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
         axes[0][0].set_ylabel(ylabel)
-        fig.suptitle("%s, queue depth 32, tcm_loop (%s)" % (title, loop_date),
-                     fontsize=10)
+        fig.suptitle("%s, queue depth 32, tcm_loop (%s)" % (title, loop_date), fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(outdir, name), dpi=90)
         plt.close(fig)

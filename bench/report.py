@@ -12,6 +12,7 @@ rendered anew into its block (the run that measured it, its tables, for
 the data path its plots, PNG files beside OUT.md); everything else,
 the prose that says how each figure is measured included, stays as it is.
 """
+
 import argparse
 import json
 import os
@@ -21,32 +22,47 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from report_boots import render_boots  # noqa: E402
-from report_cells import (FABRIC_TITLE, STORE_TITLE, best, need_ours,  # noqa: E402
-                          num, ratio, run_fabrics, same_settings)
+from report_cells import (
+    FABRIC_TITLE,
+    STORE_TITLE,
+    best,
+    need_ours,  # noqa: E402
+    num,
+    ratio,
+    run_fabrics,
+    same_settings,
+)
 from report_durability import render_durability  # noqa: E402
 from report_events import render_events  # noqa: E402
 from report_profile import render_gaps, render_profile  # noqa: E402
 
-DATA = ("`bench/guest_bench.py`, measured {date} (kernel {kernel}), the sides of "
-        "each table in the same boot: file LUNs of {lun_mib} MiB; over {fabrics}; "
-        "{runtime} s per run after 1 s of warm-up, {rounds}; the guest's clocksource "
-        "was `{clocksource}`{clock_check}.\n")
+DATA = (
+    "`bench/guest_bench.py`, measured {date} (kernel {kernel}), the sides of "
+    "each table in the same boot: file LUNs of {lun_mib} MiB; over {fabrics}; "
+    "{runtime} s per run after 1 s of warm-up, {rounds}; the guest's clocksource "
+    "was `{clocksource}`{clock_check}.\n"
+)
 
 
-DATA_COLS = ("| workload | IOPS ours | IOPS LIO | ratio | MB/s ours | MB/s LIO "
-             "| mean µs ours | mean µs LIO | p99 µs ours | p99 µs LIO | ratio "
-             "| CPU µs/IO ours | CPU µs/IO LIO | ratio |\n"
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+DATA_COLS = (
+    "| workload | IOPS ours | IOPS LIO | ratio | MB/s ours | MB/s LIO "
+    "| mean µs ours | mean µs LIO | p99 µs ours | p99 µs LIO | ratio "
+    "| CPU µs/IO ours | CPU µs/IO LIO | ratio |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+)
 
 
 def row(r):
     o = r["ours"]
     lb = {k: best(r, k) for k in o}
     cells = [r["workload"]]
-    for key, spec, rated in (("iops", "%.0f", True), ("mbps", "%.1f", False),
-                             ("lat_mean_us", "%.0f", False),
-                             ("lat_p99_us", "%.0f", True),
-                             ("cpu_us_per_io", "%.1f", True)):
+    for key, spec, rated in (
+        ("iops", "%.0f", True),
+        ("mbps", "%.1f", False),
+        ("lat_mean_us", "%.0f", False),
+        ("lat_p99_us", "%.0f", True),
+        ("cpu_us_per_io", "%.1f", True),
+    ):
         cells += [num(o[key], spec), num(lb[key], spec)]
         if rated:
             cells.append(ratio(o[key], lb[key]))
@@ -56,7 +72,7 @@ def row(r):
 FABRIC_TEXT = {
     "loop": "tcm_loop",
     "iscsi": "iSCSI over 127.0.0.1 with the `esxi` TPG profile (CmdSN window "
-             "128) and open-iscsi queueing 128 commands per LUN",
+    "128) and open-iscsi queueing 128 commands per LUN",
 }
 
 
@@ -75,9 +91,11 @@ def targets(rows):
     p99 = sum(1 for r in rows if meets(r, "lat_p99_us"))
     file_rows = [r for r in rows if r["store"] == "file"]
     cpu = sum(1 for r in file_rows if meets(r, "cpu_us_per_io", 0.85))
-    return ("\nOf the %d points above: IOPS at least LIO's best at %d; p99 no "
-            "higher at %d; on the file store, CPU/IO at least 15 %% below LIO's "
-            "best at %d of %d.\n" % (n, iops, p99, cpu, len(file_rows)))
+    return (
+        "\nOf the %d points above: IOPS at least LIO's best at %d; p99 no "
+        "higher at %d; on the file store, CPU/IO at least 15 %% below LIO's "
+        "best at %d of %d.\n" % (n, iops, p99, cpu, len(file_rows))
+    )
 
 
 def clock_check(meta):
@@ -85,8 +103,10 @@ def clock_check(meta):
     c = meta.get("clock_check")
     if not c:
         return ""
-    text = (" (a process moved %d times between two CPUs: their monotonic "
-            "clocks agree within %.0f µs" % (c["moves"], c["skew_bound_ns"] / 1e3))
+    text = (
+        " (a process moved %d times between two CPUs: their monotonic "
+        "clocks agree within %.0f µs" % (c["moves"], c["skew_bound_ns"] / 1e3)
+    )
     if c["back_ns"]:
         return text + ", and went back by up to %d ns)" % c["back_ns"]
     return text + " and never went back)"
@@ -96,21 +116,32 @@ def render_data(data, plots):
     m = data["meta"]
     need_ours([data], "data")
     fabrics = [FABRIC_TEXT[f] for f in m.get("fabrics", run_fabrics(data))]
-    rounds = ("one round: each figure is a single run (one side's IOPS move by "
-              "about 20 % between runs)" if m["rounds"] == 1 else
-              "%d rounds, rotating which side runs first; each figure is the "
-              "median of the rounds" % m["rounds"])
-    text = DATA.format(date=m["date"], kernel=m["kernel"], lun_mib=m["lun_bytes"] >> 20,
-                       runtime=m["runtime_s"], rounds=rounds,
-                       fabrics=", and ".join(fabrics),
-                       clocksource=m.get("clocksource", "not recorded"),
-                       clock_check=clock_check(m))
+    rounds = (
+        "one round: each figure is a single run (one side's IOPS move by about 20 % between runs)"
+        if m["rounds"] == 1
+        else "%d rounds, rotating which side runs first; each figure is the "
+        "median of the rounds" % m["rounds"]
+    )
+    text = DATA.format(
+        date=m["date"],
+        kernel=m["kernel"],
+        lun_mib=m["lun_bytes"] >> 20,
+        runtime=m["runtime_s"],
+        rounds=rounds,
+        fabrics=", and ".join(fabrics),
+        clocksource=m.get("clocksource", "not recorded"),
+        clock_check=clock_check(m),
+    )
     rows = [r for r in data["results"] if r.get("table", True)]
     tables = []
     for fabric in ("loop", "iscsi"):
         for store in ("file", "bdev"):
-            sel = [r for r in rows if r["fabric"] in (fabric, "tcm_loop" if fabric == "loop"
-                                                      else fabric) and r["store"] == store]
+            sel = [
+                r
+                for r in rows
+                if r["fabric"] in (fabric, "tcm_loop" if fabric == "loop" else fabric)
+                and r["store"] == store
+            ]
             if sel:
                 title = "%s over %s" % (STORE_TITLE[store], FABRIC_TITLE[fabric])
                 tables.append((title, store, sel))
@@ -137,11 +168,19 @@ def mib(n):
 def render_thin(data):
     o, l = data["results"]["ours"], data["results"]["lio"]
     wb = data["results"]["ours_wb"]
-    rows = ["| %s | %.2f | %.2f | %s | %.2f | %s | %s |" % (
-        step, o[step]["seconds"], l[step]["seconds"],
-        ratio(o[step]["seconds"], l[step]["seconds"]), wb[step]["seconds"],
-        mib(o[step]["allocated"]), mib(l[step]["allocated"]))
-        for step in ("zero", "unmap", "host")]
+    rows = [
+        "| %s | %.2f | %.2f | %s | %.2f | %s | %s |"
+        % (
+            step,
+            o[step]["seconds"],
+            l[step]["seconds"],
+            ratio(o[step]["seconds"], l[step]["seconds"]),
+            wb[step]["seconds"],
+            mib(o[step]["allocated"]),
+            mib(l[step]["allocated"]),
+        )
+        for step in ("zero", "unmap", "host")
+    ]
     return THIN.format(date=data.get("meta", {}).get("date", "?")) + "\n".join(rows) + "\n"
 
 
@@ -154,14 +193,23 @@ CAW = """`bench/guest_caw.py`, measured {date}.
 
 def render_caw(data):
     o, l = data["results"]["ours"], data["results"]["lio"]
-    rows = ["| %s | %.0f | %.0f | %s | %.0f | %.0f | %s |" % (
-        name, o[name]["caw_per_s"], l[name]["caw_per_s"],
-        ratio(o[name]["caw_per_s"], l[name]["caw_per_s"]),
-        o[name]["p99_us"] or 0, l[name]["p99_us"] or 0,
-        ratio(o[name]["p99_us"], l[name]["p99_us"]))
-        for name in ("disjoint-1", "disjoint-8", "disjoint-32", "same-8", "beside-1m")]
-    writer = "\nDuring beside-1m the sequential writer moved %.0f MB/s on ours and %.0f MB/s on LIO.\n" % (
-        o["beside-1m"].get("writer_mbps", 0), l["beside-1m"].get("writer_mbps", 0))
+    rows = [
+        "| %s | %.0f | %.0f | %s | %.0f | %.0f | %s |"
+        % (
+            name,
+            o[name]["caw_per_s"],
+            l[name]["caw_per_s"],
+            ratio(o[name]["caw_per_s"], l[name]["caw_per_s"]),
+            o[name]["p99_us"] or 0,
+            l[name]["p99_us"] or 0,
+            ratio(o[name]["p99_us"], l[name]["p99_us"]),
+        )
+        for name in ("disjoint-1", "disjoint-8", "disjoint-32", "same-8", "beside-1m")
+    ]
+    writer = (
+        "\nDuring beside-1m the sequential writer moved %.0f MB/s on ours and %.0f MB/s on LIO.\n"
+        % (o["beside-1m"].get("writer_mbps", 0), l["beside-1m"].get("writer_mbps", 0))
+    )
     return CAW.format(date=data.get("meta", {}).get("date", "?")) + "\n".join(rows) + "\n" + writer
 
 
@@ -188,7 +236,7 @@ def _secs(m):
     v = _get(m, "seconds")
     if v is None:
         return "n/a"
-    return "%.2f" % v if v >= 0.1 else "%.3f" % v     # a reflink can take milliseconds
+    return "%.2f" % v if v >= 0.1 else "%.3f" % v  # a reflink can take milliseconds
 
 
 def _bytes(m, key):
@@ -205,23 +253,48 @@ def render_clone(data):
             continue
         o, l = r.get("ours"), r.get("lio")
         h = host.get((r["fs"], r["size"], r["copy"]))
-        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["fs"], size_label(r["size"]), r["copy"], size_label(r["cmd_bytes"]),
-            _secs(o), _secs(l), ratio(_get(l, "seconds"), _get(o, "seconds")),
-            _secs(h), ratio(_get(h, "seconds"), _get(o, "seconds")),
-            _bytes(o, "fs_used"), _bytes(l, "fs_used"),
-            _bytes(o, "shared"), _bytes(l, "shared")))
+        rows.append(
+            "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+            % (
+                r["fs"],
+                size_label(r["size"]),
+                r["copy"],
+                size_label(r["cmd_bytes"]),
+                _secs(o),
+                _secs(l),
+                ratio(_get(l, "seconds"), _get(o, "seconds")),
+                _secs(h),
+                ratio(_get(h, "seconds"), _get(o, "seconds")),
+                _bytes(o, "fs_used"),
+                _bytes(l, "fs_used"),
+                _bytes(o, "shared"),
+                _bytes(l, "shared"),
+            )
+        )
     m = data["meta"]
-    text = CLONE.format(host_mib=m.get("host_bs", 4 << 20) >> 20, date=m.get("date", "?"),
-                        kernel=m.get("kernel", "?")) + "\n".join(rows) + "\n"
+    text = (
+        CLONE.format(
+            host_mib=m.get("host_bs", 4 << 20) >> 20,
+            date=m.get("date", "?"),
+            kernel=m.get("kernel", "?"),
+        )
+        + "\n".join(rows)
+        + "\n"
+    )
     skipped = m.get("skipped", [])
     if skipped:
-        budget = ("%d s of guest time" % m["budget_s"] if m.get("budget_s")
-                  else "the run's budget of guest time")
-        text += ("\nNot measured (a small run per file system first estimates the "
-                 "rest, which must fit in %s and in its memory):\n\n" % budget)
-        text += "".join("- %s, %s: %s\n" % (s["fs"], size_label(s["size"]), s["reason"])
-                        for s in skipped)
+        budget = (
+            "%d s of guest time" % m["budget_s"]
+            if m.get("budget_s")
+            else "the run's budget of guest time"
+        )
+        text += (
+            "\nNot measured (a small run per file system first estimates the "
+            "rest, which must fit in %s and in its memory):\n\n" % budget
+        )
+        text += "".join(
+            "- %s, %s: %s\n" % (s["fs"], size_label(s["size"]), s["reason"]) for s in skipped
+        )
     return text
 
 
@@ -235,34 +308,50 @@ def marked(name, text):
 
 def block(name):
     """A section's block in the page, markers included."""
-    return re.compile(r"<!-- section:%s -->\n.*?<!-- /section:%s -->\n" % (name, name),
-                      re.S)
+    return re.compile(r"<!-- section:%s -->\n.*?<!-- /section:%s -->\n" % (name, name), re.S)
 
 
-def render(page, data=None, thin=None, caw=None, clone=None, plots=(),
-           profile=None, durability=None, boots=None, gaps=None):
+def render(
+    page,
+    data=None,
+    thin=None,
+    caw=None,
+    clone=None,
+    plots=(),
+    profile=None,
+    durability=None,
+    boots=None,
+    gaps=None,
+):
     """page with the blocks of the sections given rendered anew; the rest
     of it, prose and other blocks, as it was."""
-    for name, d, fn in (("data", data, lambda d: render_data(d, plots)),
-                        ("boots", boots, render_boots), ("profile", profile, render_profile),
-                        ("gaps", gaps, render_gaps),
-                        ("durability", durability, render_durability),
-                        ("thin", thin, render_thin), ("caw", caw, render_caw),
-                        ("clone", clone, render_clone)):
+    for name, d, fn in (
+        ("data", data, lambda d: render_data(d, plots)),
+        ("boots", boots, render_boots),
+        ("profile", profile, render_profile),
+        ("gaps", gaps, render_gaps),
+        ("durability", durability, render_durability),
+        ("thin", thin, render_thin),
+        ("caw", caw, render_caw),
+        ("clone", clone, render_clone),
+    ):
         if not d:
             continue
         text = marked(name, fn(d))
         page, n = block(name).subn(lambda _, text=text: text, page, count=1)
         if not n:
-            raise SystemExit("report.py: the page has no <!-- section:%s --> block "
-                             "for this section: add one where it goes" % name)
+            raise SystemExit(
+                "report.py: the page has no <!-- section:%s --> block "
+                "for this section: add one where it goes" % name
+            )
     return page
 
 
 def boot_dates(runs, parts):
     """Each boot's date with what it measured (parts(run): names)."""
-    return "; ".join("%s (%s)" % (run["meta"].get("date", "?"), ", ".join(parts(run)))
-                     for run in runs)
+    return "; ".join(
+        "%s (%s)" % (run["meta"].get("date", "?"), ", ".join(parts(run))) for run in runs
+    )
 
 
 def merge_clone(runs):
@@ -272,11 +361,18 @@ def merge_clone(runs):
     if len(runs) == 1:
         return runs[0]
     first = runs[0]["meta"]
-    meta = dict(first, date=boot_dates(runs, lambda run: sorted(
-                    {r["fs"] for r in run["results"]} |
-                    {s["fs"] for s in run["meta"].get("skipped", [])})),
-                budget_s=None,        # each skip says its own boot's
-                skipped=[s for r in runs for s in r["meta"].get("skipped", [])])
+    meta = dict(
+        first,
+        date=boot_dates(
+            runs,
+            lambda run: sorted(
+                {r["fs"] for r in run["results"]}
+                | {s["fs"] for s in run["meta"].get("skipped", [])}
+            ),
+        ),
+        budget_s=None,  # each skip says its own boot's
+        skipped=[s for r in runs for s in r["meta"].get("skipped", [])],
+    )
     return {"meta": meta, "results": [row for r in runs for row in r["results"]]}
 
 
@@ -291,37 +387,48 @@ def merge_data(runs):
     for run in runs:
         tables = {(r["fabric"], r["store"]) for r in run["results"]}
         if tables & seen:
-            raise SystemExit("report.py: two data runs measured the same store "
-                             "over the same fabric")
+            raise SystemExit(
+                "report.py: two data runs measured the same store over the same fabric"
+            )
         seen |= tables
 
-    meta = dict(runs[0]["meta"],
-                fabrics=list(dict.fromkeys(f for run in runs for f in run_fabrics(run))),
-                date=boot_dates(runs, lambda run: [FABRIC_TITLE[f] for f in run_fabrics(run)]),
-                dates={f: run["meta"]["date"] for run in runs for f in run_fabrics(run)})
+    meta = dict(
+        runs[0]["meta"],
+        fabrics=list(dict.fromkeys(f for run in runs for f in run_fabrics(run))),
+        date=boot_dates(runs, lambda run: [FABRIC_TITLE[f] for f in run_fabrics(run)]),
+        dates={f: run["meta"]["date"] for run in runs for f in run_fabrics(run)},
+    )
     checks = [run["meta"].get("clock_check") for run in runs]
-    meta["clock_check"] = None if None in checks else {
-        "moves": sum(c["moves"] for c in checks),
-        "back_ns": max(c["back_ns"] for c in checks),
-        "skew_bound_ns": max(c["skew_bound_ns"] for c in checks)}
+    meta["clock_check"] = (
+        None
+        if None in checks
+        else {
+            "moves": sum(c["moves"] for c in checks),
+            "back_ns": max(c["back_ns"] for c in checks),
+            "skew_bound_ns": max(c["skew_bound_ns"] for c in checks),
+        }
+    )
     return {"meta": meta, "results": [row for r in runs for row in r["results"]]}
 
 
 # The sections given once per boot: how their runs merge, and the help.
-MERGE = {"clone": (merge_clone, "one per boot, each of other file systems"),
-         "data": (merge_data, "one per boot, each over other fabrics"),
-         "boots": (list, "one per boot, each a data run with the same settings; "
-                         "each fabric over the boots that measured it"),
-         "gaps": (list, "one per profile run (guest_profile.py), each of one "
-                        "store over one fabric")}
+MERGE = {
+    "clone": (merge_clone, "one per boot, each of other file systems"),
+    "data": (merge_data, "one per boot, each over other fabrics"),
+    "boots": (
+        list,
+        "one per boot, each a data run with the same settings; "
+        "each fabric over the boots that measured it",
+    ),
+    "gaps": (list, "one per profile run (guest_profile.py), each of one store over one fabric"),
+}
 
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in SECTIONS:
         if name in MERGE:
-            p.add_argument("--" + name, metavar="JSON", action="append",
-                           help=MERGE[name][1])
+            p.add_argument("--" + name, metavar="JSON", action="append", help=MERGE[name][1])
         else:
             p.add_argument("--" + name, metavar="JSON")
     p.add_argument("out")
@@ -339,6 +446,7 @@ def main(argv):
     plots = ()
     if "data" in loaded:
         import plots as plotting
+
         plots = plotting.draw(loaded["data"], os.path.dirname(os.path.abspath(args.out)))
     with open(args.out) as f:
         page = f.read()

@@ -1,9 +1,9 @@
 """The data path measured again in other boots, for docs/benchmarks.md:
 ours over LIO's best at each point, boot by boot, and which of those
 ratios lean the same way in every boot."""
+
 from plots import LABEL
-from report_cells import (FABRIC_TITLE, STORE_TITLE, best, need_ours, num, run_fabrics,
-                          same_settings)
+from report_cells import FABRIC_TITLE, STORE_TITLE, best, need_ours, num, run_fabrics, same_settings
 
 # A ratio within this of 1 is noise (the page's "Reading the numbers").
 NOISE = 0.10
@@ -45,17 +45,30 @@ def point_ratio(r, key):
 
 def table(runs, fabric, store):
     """One store's points over one fabric that every boot measured."""
-    by_boot = [{r["workload"]: r for r in run["results"]
-                if (r["fabric"], r["store"]) == (fabric, store) and r.get("table")}
-               for run in runs]
+    by_boot = [
+        {
+            r["workload"]: r
+            for r in run["results"]
+            if (r["fabric"], r["store"]) == (fabric, store) and r.get("table")
+        }
+        for run in runs
+    ]
     names = [w for w in by_boot[0] if all(w in b for b in by_boot)]
     if not names:
         return "", []
     heads = [short(run["meta"]) for run in runs]
-    head = (["workload"] + ["IOPS %s" % h for h in heads] + ["IOPS, every boot"] +
-            ["CPU/IO %s" % h for h in heads] + ["CPU/IO, every boot"])
-    out = ["\n### %s over %s\n" % (STORE_TITLE[store], FABRIC_TITLE[fabric]),
-           "| %s |" % " | ".join(head), "|---|" + "---:|" * (len(head) - 1)]
+    head = (
+        ["workload"]
+        + ["IOPS %s" % h for h in heads]
+        + ["IOPS, every boot"]
+        + ["CPU/IO %s" % h for h in heads]
+        + ["CPU/IO, every boot"]
+    )
+    out = [
+        "\n### %s over %s\n" % (STORE_TITLE[store], FABRIC_TITLE[fabric]),
+        "| %s |" % " | ".join(head),
+        "|---|" + "---:|" * (len(head) - 1),
+    ]
     leans = []
     for w in names:
         rows = [b[w] for b in by_boot]
@@ -63,8 +76,7 @@ def table(runs, fabric, store):
         cpu = [point_ratio(r, "cpu_us_per_io") for r in rows]
         li, lc = lean(iops, "lower", "higher"), lean(cpu, "less", "more")
         leans.append((li, lc))
-        cells = ([w] + [num(x, "%.2f") for x in iops] + [li] +
-                 [num(x, "%.2f") for x in cpu] + [lc])
+        cells = [w] + [num(x, "%.2f") for x in iops] + [li] + [num(x, "%.2f") for x in cpu] + [lc]
         out.append("| %s |" % " | ".join(cells))
     return "\n".join(out) + "\n", leans
 
@@ -93,16 +105,21 @@ def render_boots(runs):
         raise SystemExit("report.py: a --boots run is over a fabric no other run measured")
     for f, got in by_fabric.items():
         if any(sides(run, f) != sides(got[0], f) for run in got):
-            raise SystemExit("report.py: the --boots runs over %s ran other sides"
-                             % FABRIC_TITLE[f])
+            raise SystemExit(
+                "report.py: the --boots runs over %s ran other sides" % FABRIC_TITLE[f]
+            )
     m = runs[0]["meta"]
-    dates = "\n".join("- %s: %s" % (FABRIC_TITLE[f], ", ".join(run["meta"]["date"]
-                                                                  for run in got))
-                       for f, got in by_fabric.items())
-    text = BOOTS.format(rounds=m["rounds"], runtime=m["runtime_s"], kernel=m["kernel"],
-                        dates=dates,
-                        args=" ".join("--boots RUN%d.json" % (i + 1)
-                                      for i in range(len(runs))))
+    dates = "\n".join(
+        "- %s: %s" % (FABRIC_TITLE[f], ", ".join(run["meta"]["date"] for run in got))
+        for f, got in by_fabric.items()
+    )
+    text = BOOTS.format(
+        rounds=m["rounds"],
+        runtime=m["runtime_s"],
+        kernel=m["kernel"],
+        dates=dates,
+        args=" ".join("--boots RUN%d.json" % (i + 1) for i in range(len(runs))),
+    )
     leans = []
     for fabric, got in by_fabric.items():
         for store in STORE_TITLE:
@@ -111,9 +128,16 @@ def render_boots(runs):
             leans += found
     iops = [li for li, _ in leans]
     cpu = [lc for _, lc in leans]
-    text += ("\nOf the %d points: IOPS lower than LIO's best in every boot at %d, "
-             "higher at %d; CPU per I/O more in every boot at %d, less at %d; "
-             "at the others, not beyond the noise the same way in every boot.\n"
-             % (len(leans), iops.count("lower"), iops.count("higher"),
-                cpu.count("more"), cpu.count("less")))
+    text += (
+        "\nOf the %d points: IOPS lower than LIO's best in every boot at %d, "
+        "higher at %d; CPU per I/O more in every boot at %d, less at %d; "
+        "at the others, not beyond the noise the same way in every boot.\n"
+        % (
+            len(leans),
+            iops.count("lower"),
+            iops.count("higher"),
+            cpu.count("more"),
+            cpu.count("less"),
+        )
+    )
     return text

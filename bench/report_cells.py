@@ -1,10 +1,10 @@
 """What every table of docs/benchmarks.md shares: how a figure is written
 in a cell, LIO's best at a data-path point, and the titles of stores and
 fabrics; used by report.py and its section modules."""
+
 import json
 
-STORE_TITLE = {"file": "file store (XFS on a RAM disk)",
-               "bdev": "block store (RAM disk)"}
+STORE_TITLE = {"file": "file store (XFS on a RAM disk)", "bdev": "block store (RAM disk)"}
 FABRIC_TITLE = {"loop": "tcm_loop", "iscsi": "iSCSI"}
 
 # What a data-path run measured with: runs compared must agree on them.
@@ -38,8 +38,10 @@ def need_ours(runs, what):
     """Refuse data-path runs (of one section, what) with a point that has
     no figure of ours (guest_bench.py --side without ours)."""
     if any("ours" not in r for run in runs for r in run["results"]):
-        raise SystemExit("report.py: a %s run has a point without ours "
-                         "(guest_bench.py --side without ours?)" % what)
+        raise SystemExit(
+            "report.py: a %s run has a point without ours "
+            "(guest_bench.py --side without ours?)" % what
+        )
 
 
 def same_settings(runs, what):

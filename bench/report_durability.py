@@ -3,6 +3,7 @@ docs/benchmarks.md: ours as it runs (the write cache off, every write
 synced), ours with the write cache on (io_mode=direct, no sync), and
 target_core_file, whose async_io syncs no write with the write cache off
 either."""
+
 from plots import side_label
 from report_cells import num, ratio
 
@@ -27,24 +28,30 @@ SIDES = ("ours", "ours-wb", "lio-aio", "lio")
 def round_ratios(r, a, b):
     """The smallest and largest of a's IOPS over b's, each round's a over
     the same round's b, or n/a."""
-    got = [rd[a]["iops"] / rd[b]["iops"] for rd in r.get("rounds", ())
-           if rd.get(a, {}).get("iops") and rd.get(b, {}).get("iops")]
+    got = [
+        rd[a]["iops"] / rd[b]["iops"]
+        for rd in r.get("rounds", ())
+        if rd.get(a, {}).get("iops") and rd.get(b, {}).get("iops")
+    ]
     return "%.2f-%.2f" % (min(got), max(got)) if got else "n/a"
 
 
 def table(rows, key, spec, title):
     sides = [who for who in SIDES if who in rows[0]]
-    head = ["workload"] + [side_label("file", who) for who in sides] + [
-        "ours / async_io", "ours-wb / async_io"]
+    head = (
+        ["workload"]
+        + [side_label("file", who) for who in sides]
+        + ["ours / async_io", "ours-wb / async_io"]
+    )
     with_rounds = key == "iops" and any("rounds" in r for r in rows)
     if with_rounds:
         head.append("ours-wb / async_io, each round")
-    out = ["\n### %s\n" % title, "| %s |" % " | ".join(head),
-           "|---|" + "---:|" * (len(head) - 1)]
+    out = ["\n### %s\n" % title, "| %s |" % " | ".join(head), "|---|" + "---:|" * (len(head) - 1)]
     for r in rows:
         cells = [r["workload"]] + [num(r.get(who, {}).get(key), spec) for who in sides]
-        cells += [ratio(r.get(a, {}).get(key), r.get("lio-aio", {}).get(key))
-                  for a in ("ours", "ours-wb")]
+        cells += [
+            ratio(r.get(a, {}).get(key), r.get("lio-aio", {}).get(key)) for a in ("ours", "ours-wb")
+        ]
         if with_rounds:
             cells.append(round_ratios(r, "ours-wb", "lio-aio"))
         out.append("| %s |" % " | ".join(cells))
@@ -55,12 +62,19 @@ def render_durability(data):
     m = data["meta"]
     rows = data["results"]
     if any((r["store"], r["fabric"]) != ("file", "loop") for r in rows):
-        raise SystemExit("report.py: the durability run has points off the "
-                         "file store over tcm_loop")
+        raise SystemExit(
+            "report.py: the durability run has points off the file store over tcm_loop"
+        )
     sides = " ".join("--side %s" % who for who in SIDES if who in rows[0])
     only = " \\\n        ".join("--only %s" % r["workload"] for r in rows)
-    text = DURABILITY.format(date=m["date"], kernel=m["kernel"], rounds=m["rounds"],
-                             runtime=m["runtime_s"], sides=sides, only=only)
+    text = DURABILITY.format(
+        date=m["date"],
+        kernel=m["kernel"],
+        rounds=m["rounds"],
+        runtime=m["runtime_s"],
+        sides=sides,
+        only=only,
+    )
     text += table(rows, "iops", "%.0f", "IOPS")
     text += table(rows, "cpu_us_per_io", "%.0f", "CPU µs per I/O")
     return text

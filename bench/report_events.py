@@ -1,6 +1,7 @@
 """The data path's context switches per I/O, per side, for
 docs/benchmarks.md.  The count is less tied to the emulator's speed than
 CPU time is (how commands batch up still depends on timing)."""
+
 from plots import side_label
 from report_cells import num
 
@@ -20,17 +21,23 @@ def table(rows, store):
     head = ["workload"] + [side_label(store, who) for who in sides]
     out = ["| %s |" % " | ".join(head), "|---|" + "---:|" * len(sides)]
     for r in rows:
-        out.append("| %s |" % " | ".join([r["workload"]] + [
-            num(r[who].get("ctxt_per_io"), "%.2f") for who in sides]))
+        out.append(
+            "| %s |"
+            % " | ".join(
+                [r["workload"]] + [num(r[who].get("ctxt_per_io"), "%.2f") for who in sides]
+            )
+        )
     return "\n".join(out) + "\n"
 
 
 def render_events(tables):
     """One table per (title, store, rows) of the data section; empty for
     results from before context switches were counted."""
-    tables = [(title, store, rows) for title, store, rows in tables
-              if "ctxt_per_io" in rows[0]["ours"]]
+    tables = [
+        (title, store, rows) for title, store, rows in tables if "ctxt_per_io" in rows[0]["ours"]
+    ]
     if not tables:
         return ""
-    return EVENTS + "".join("\n#### %s\n\n" % title + table(rows, store)
-                            for title, store, rows in tables)
+    return EVENTS + "".join(
+        "\n#### %s\n\n" % title + table(rows, store) for title, store, rows in tables
+    )

@@ -22,6 +22,7 @@ It must never break an interpreter: whatever fails here leaves Python as
 it was, with a one-line note on stderr.  Remove it once rtslib-fb has a
 registry for out-of-tree backends (docs/upstream/).
 """
+
 import os
 import sys
 
@@ -92,12 +93,14 @@ def _rtslib_loaded(rtslib):
 def _targetcli_loaded(ui_backstore):
     if _unavailable is None:
         from vaai import targetcli_ui
+
         targetcli_ui.install(ui_backstore)
 
 
 def _guard(tcm, root_cls, error_cls):
     """Unknown storage object types: a clear RTSLibError instead of a
     KeyError, and clear_existing() refuses before it deletes anything."""
+
     class UnknownBackstore(error_cls):
         pass
 
@@ -106,11 +109,15 @@ def _guard(tcm, root_cls, error_cls):
     def guarded_so_from_path(cls, path):
         plugin = os.path.basename(os.path.dirname(path)).rsplit("_", 1)[0]
         if plugin not in tcm.so_mapping:
-            why = _unavailable if plugin == "vaai" and _unavailable else \
-                "this rtslib-fb does not know the type"
-            raise UnknownBackstore("cannot read storage object %s/%s: %s; "
-                                   "nothing was changed"
-                                   % (plugin, os.path.basename(path), why))
+            why = (
+                _unavailable
+                if plugin == "vaai" and _unavailable
+                else "this rtslib-fb does not know the type"
+            )
+            raise UnknownBackstore(
+                "cannot read storage object %s/%s: %s; "
+                "nothing was changed" % (plugin, os.path.basename(path), why)
+            )
         return so_from_path(cls, path)
 
     clear_existing = root_cls.clear_existing
@@ -133,8 +140,7 @@ def _one_line_on_exit(error_cls):
 
     def hook(kind, value, tb):
         if isinstance(value, error_cls):
-            sys.stderr.write("%s: %s\n" % (os.path.basename(sys.argv[0] or "python3"),
-                                           value))
+            sys.stderr.write("%s: %s\n" % (os.path.basename(sys.argv[0] or "python3"), value))
             return
         excepthook(kind, value, tb)
 
@@ -146,7 +152,8 @@ def install():
     if any(isinstance(f, _Finder) for f in sys.meta_path):
         return
     try:
-        sys.meta_path.insert(0, _Finder({"rtslib_fb": _rtslib_loaded,
-                                         "targetcli.ui_backstore": _targetcli_loaded}))
+        sys.meta_path.insert(
+            0, _Finder({"rtslib_fb": _rtslib_loaded, "targetcli.ui_backstore": _targetcli_loaded})
+        )
     except Exception as e:  # noqa: BLE001
         _note(str(e))

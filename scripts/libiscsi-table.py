@@ -4,6 +4,7 @@ build/libiscsi/KVER-SIDE.json (tests/guest/report_libiscsi.py): each side's
 pass count, then every test that fails on some side, with where it fails.
 
 Usage: scripts/libiscsi-table.py KVER"""
+
 import glob
 import json
 import os
@@ -20,8 +21,9 @@ def main(kver):
             with open(path) as f:
                 runs[side] = json.load(f)
     if not runs:
-        sys.exit("no results for %s in build/libiscsi: %s" % (
-            kver, glob.glob("build/libiscsi/*.json")))
+        sys.exit(
+            "no results for %s in build/libiscsi: %s" % (kver, glob.glob("build/libiscsi/*.json"))
+        )
     sides = [s for s in SIDES if s in runs]
     print("| side | passed | of |")
     print("|---|---|---|")
@@ -33,8 +35,10 @@ def main(kver):
     print("| test | " + " | ".join(sides) + " |")
     print("|---|" + "---|" * len(sides))
     for t in failing:
-        cells = ["pass" if runs[s].get(t) == "passed" else
-                 "-" if t not in runs[s] else "**fail**" for s in sides]
+        cells = [
+            "pass" if runs[s].get(t) == "passed" else "-" if t not in runs[s] else "**fail**"
+            for s in sides
+        ]
         print("| %s | %s |" % (t, " | ".join(cells)))
 
 

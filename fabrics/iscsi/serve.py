@@ -8,6 +8,7 @@ host's 127.0.0.1:3260), or natively on a server whose kernel loads modules.
 The LUN is mapped to each --initiator (an ACL each); with none, to the
 initiator named in /etc/iscsi/initiatorname.iscsi.
 """
+
 import argparse
 import os
 import signal
@@ -43,16 +44,25 @@ def main():
     initiators = args.initiator or local_initiator()
     args.image = os.path.abspath(args.image)
     exists = os.path.exists(args.image)
-    so = VaaiStorageObject("serve", path=args.image,
-                           size=None if exists else args.size)
+    so = VaaiStorageObject("serve", path=args.image, size=None if exists else args.size)
     try:
         export_iscsi(so, TARGET_IQN, ip=args.ip, initiators=initiators)
-        print("serving %s (%d bytes, %s) as %s LUN 0 on %s:3260 to %s"
-              % (args.image, so.size, "existing" if exists else "new sparse file",
-                 TARGET_IQN, args.ip, ", ".join(initiators) or "nobody"))
-        print("from the host:  iscsi-inq iscsi://127.0.0.1/%s/0   "
-              "(libiscsi-bin; -i IQN to pick the initiator name)" % TARGET_IQN,
-              flush=True)
+        print(
+            "serving %s (%d bytes, %s) as %s LUN 0 on %s:3260 to %s"
+            % (
+                args.image,
+                so.size,
+                "existing" if exists else "new sparse file",
+                TARGET_IQN,
+                args.ip,
+                ", ".join(initiators) or "nobody",
+            )
+        )
+        print(
+            "from the host:  iscsi-inq iscsi://127.0.0.1/%s/0   "
+            "(libiscsi-bin; -i IQN to pick the initiator name)" % TARGET_IQN,
+            flush=True,
+        )
         signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
         signal.pause()
     except KeyboardInterrupt:

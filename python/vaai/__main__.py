@@ -1,4 +1,5 @@
 """python3 -m vaai: the same as vaaictl."""
+
 import sys
 
 from .cli import main

@@ -1,6 +1,7 @@
 """Backstores as an operator handles them: create with a profile, delete,
 list; every refusal one line saying what is wrong and what to do, and a
 failed create leaves nothing behind."""
+
 import os
 import re
 import subprocess
@@ -26,12 +27,13 @@ def load_module():
         return
     r = subprocess.run(["modprobe", MODULE], capture_output=True, text=True)
     if r.returncode != 0:
-        raise VaaiError("cannot load the %s module (%s): install the "
-                        "vaai-dkms package (with this kernel's headers), or "
-                        "run 'make install' in the source tree, or insmod "
-                        "build/module/%s/%s.ko"
-                        % (MODULE, r.stderr.strip() or "modprobe failed",
-                           os.uname().release, MODULE))
+        raise VaaiError(
+            "cannot load the %s module (%s): install the "
+            "vaai-dkms package (with this kernel's headers), or "
+            "run 'make install' in the source tree, or insmod "
+            "build/module/%s/%s.ko"
+            % (MODULE, r.stderr.strip() or "modprobe failed", os.uname().release, MODULE)
+        )
 
 
 def find(name):
@@ -40,40 +42,48 @@ def find(name):
     for so in objs:
         if so.name == name:
             return so
-    raise VaaiError("no vaai backstore %r (there are: %s); see 'vaaictl list'"
-                    % (name, ", ".join(sorted(so.name for so in objs)) or "none"))
+    raise VaaiError(
+        "no vaai backstore %r (there are: %s); see 'vaaictl list'"
+        % (name, ", ".join(sorted(so.name for so in objs)) or "none")
+    )
 
 
 def _check_free(name, path):
     for so in RTSRoot().storage_objects:
         if so.plugin == PLUGIN and so.name == name:
-            raise VaaiError("backstore vaai/%s exists already; pick another name "
-                            "or remove it with 'vaaictl delete %s'" % (name, name))
+            raise VaaiError(
+                "backstore vaai/%s exists already; pick another name "
+                "or remove it with 'vaaictl delete %s'" % (name, name)
+            )
         udev = getattr(so, "udev_path", None)
-        if udev and os.path.exists(path) and os.path.exists(udev) and \
-                os.path.samefile(path, udev):
-            raise VaaiError("%s is in use by backstore %s/%s; one store per "
-                            "backstore" % (path, so.plugin, so.name))
+        if udev and os.path.exists(path) and os.path.exists(udev) and os.path.samefile(path, udev):
+            raise VaaiError(
+                "%s is in use by backstore %s/%s; one store per "
+                "backstore" % (path, so.plugin, so.name)
+            )
 
 
-def create(name, path, size=None, readonly=False, wwn=None, profile="esxi",
-           block_size=None, io_mode=None):
+def create(
+    name, path, size=None, readonly=False, wwn=None, profile="esxi", block_size=None, io_mode=None
+):
     """A new vaai backstore on path (a block device, or a file, created
     sparse when size is given and it does not exist), set up per profile."""
     if not NAME.fullmatch(name or ""):
-        raise VaaiError("backstore name %r: use up to 64 letters, digits, "
-                        "'_', '.', ':' or '-', starting with a letter or digit"
-                        % (name,))
+        raise VaaiError(
+            "backstore name %r: use up to 64 letters, digits, "
+            "'_', '.', ':' or '-', starting with a letter or digit" % (name,)
+        )
     if wwn is not None and not SERIAL.fullmatch(wwn):
-        raise VaaiError("unit serial %r: use up to %d printable characters without "
-                        "spaces (or leave --wwn out for a new UUID)" % (wwn, SERIAL_MAX))
+        raise VaaiError(
+            "unit serial %r: use up to %d printable characters without "
+            "spaces (or leave --wwn out for a new UUID)" % (wwn, SERIAL_MAX)
+        )
     path = os.path.abspath(path)
     if size is not None:
         size = parse_size(size)
     if not os.path.exists(path):
         if size is None:
-            raise VaaiError("%s does not exist; give --size to create it as a "
-                            "sparse file" % path)
+            raise VaaiError("%s does not exist; give --size to create it as a sparse file" % path)
         if not os.path.isdir(os.path.dirname(path)):
             raise VaaiError("directory %s does not exist" % os.path.dirname(path))
     profiles.validate(profile, block_size)
@@ -90,8 +100,7 @@ def create(name, path, size=None, readonly=False, wwn=None, profile="esxi",
             try:
                 so.set_attribute(attr, value)
             except RTSLibError as e:
-                raise VaaiError("cannot set %s=%s on vaai/%s: %s"
-                                % (attr, value, name, e)) from e
+                raise VaaiError("cannot set %s=%s on vaai/%s: %s" % (attr, value, name, e)) from e
     except BaseException:
         so.delete()
         if made_file and os.path.isfile(path):
@@ -105,10 +114,17 @@ def delete(name):
     with no LUN by that; the store itself (file or device) is left as it
     is.  Returns the LUNs removed."""
     from .export import unexport
+
     so = find(name)
-    luns = ["%s %s LUN %d" % (lun.parent_tpg.parent_target.fabric_module.name,
-                              lun.parent_tpg.parent_target.wwn, lun.lun)
-            for lun in so.attached_luns]
+    luns = [
+        "%s %s LUN %d"
+        % (
+            lun.parent_tpg.parent_target.fabric_module.name,
+            lun.parent_tpg.parent_target.wwn,
+            lun.lun,
+        )
+        for lun in so.attached_luns
+    ]
     unexport(so)
     so.delete()
     return luns
@@ -123,12 +139,16 @@ def resize(name, size=None):
     if size is not None:
         size = parse_size(size)
         if so.store != "file":
-            raise VaaiError("vaai/%s is on the block device %s: grow the device "
-                            "(lvextend, the array's own tool), then run 'vaaictl "
-                            "resize %s' without a size" % (name, so.path_name, name))
+            raise VaaiError(
+                "vaai/%s is on the block device %s: grow the device "
+                "(lvextend, the array's own tool), then run 'vaaictl "
+                "resize %s' without a size" % (name, so.path_name, name)
+            )
         if size < before:
-            raise VaaiError("vaai/%s holds %d bytes; a live LUN does not shrink "
-                            "(%d asked)" % (name, before, size))
+            raise VaaiError(
+                "vaai/%s holds %d bytes; a live LUN does not shrink "
+                "(%d asked)" % (name, before, size)
+            )
         if size > store_bytes(so.path_name):
             os.truncate(so.path_name, size)
     so.resize()
@@ -149,14 +169,18 @@ def describe(so):
         "write_cache": attr("emulate_write_cache") == "1",
         "io_mode": attr("io_mode"),
         "wwn": so.wwn,
-        "exports": ["%s/%s/tpg%d/lun%d"
-                    % (lun.parent_tpg.parent_target.fabric_module.name,
-                       lun.parent_tpg.parent_target.wwn,
-                       lun.parent_tpg.tag, lun.lun)
-                    for lun in so.attached_luns],
+        "exports": [
+            "%s/%s/tpg%d/lun%d"
+            % (
+                lun.parent_tpg.parent_target.fabric_module.name,
+                lun.parent_tpg.parent_target.wwn,
+                lun.parent_tpg.tag,
+                lun.lun,
+            )
+            for lun in so.attached_luns
+        ],
     }
 
 
 def list_all():
-    return [describe(so) for so in RTSRoot().storage_objects
-            if so.plugin == PLUGIN]
+    return [describe(so) for so in RTSRoot().storage_objects if so.plugin == PLUGIN]

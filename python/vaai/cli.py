@@ -4,6 +4,7 @@ Every refusal is one line on stderr naming what is wrong and how to fix it,
 with exit status 1 (2 for a command line that does not parse); a command
 that fails leaves nothing half-made.
 """
+
 import argparse
 import json
 import os
@@ -41,6 +42,7 @@ def _typed(fn):
             return fn(text)
         except VaaiError as e:
             raise argparse.ArgumentTypeError(str(e))
+
     check.__name__ = fn.__name__
     return check
 
@@ -49,8 +51,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with a refusal on one line instead of usage and error."""
 
     def error(self, message):
-        sys.stderr.write("%s: error: %s (see '%s --help')\n"
-                         % (self.prog, message, self.prog))
+        sys.stderr.write("%s: error: %s (see '%s --help')\n" % (self.prog, message, self.prog))
         sys.exit(2)
 
 
@@ -64,20 +65,25 @@ def parser():
     c.add_argument("--size", type=_size, help="size of a new file: 4096, 64M, 2T")
     c.add_argument("--readonly", action="store_true")
     c.add_argument("--wwn", help="unit serial (default: a new UUID)")
-    c.add_argument("--profile", choices=PROFILES, default="esxi",
-                   help="attribute defaults (default: esxi)")
+    c.add_argument(
+        "--profile", choices=PROFILES, default="esxi", help="attribute defaults (default: esxi)"
+    )
     c.add_argument("--block-size", type=int, choices=(512, 4096))
-    c.add_argument("--io-mode", choices=("auto", "direct", "buffered"),
-                   help="file store: direct I/O or the page cache (default auto: "
-                   "direct while the write cache is off)")
+    c.add_argument(
+        "--io-mode",
+        choices=("auto", "direct", "buffered"),
+        help="file store: direct I/O or the page cache (default auto: "
+        "direct while the write cache is off)",
+    )
 
     d = sub.add_parser("delete", help="delete a backstore and its LUNs (not its data)")
     d.add_argument("name")
 
     rs = sub.add_parser("resize", help="grow a backstore's LUN to its store's size")
     rs.add_argument("name")
-    rs.add_argument("size", nargs="?", type=_size,
-                    help="grow a file store to this size first: 100G, 2T")
+    rs.add_argument(
+        "size", nargs="?", type=_size, help="grow a file store to this size first: 100G, 2T"
+    )
 
     ls = sub.add_parser("list", help="list vaai backstores")
     ls.add_argument("--json", action="store_true")
@@ -86,21 +92,31 @@ def parser():
     e.add_argument("name")
     fab = e.add_subparsers(dest="fabric", metavar="FABRIC", required=True)
     i = fab.add_parser("iscsi", help="an iSCSI target portal group")
-    i.add_argument("--iqn", type=_typed(initiator_name),
-                   help="target name (default: a new one)")
+    i.add_argument("--iqn", type=_typed(initiator_name), help="target name (default: a new one)")
     i.add_argument("--ip", default="0.0.0.0")
     i.add_argument("--port", type=int, default=3260)
     i.add_argument("--lun", type=int, default=0)
-    i.add_argument("--initiator", action="append", default=[],
-                   type=_typed(initiator_name), help="initiator IQN to map (repeat)")
+    i.add_argument(
+        "--initiator",
+        action="append",
+        default=[],
+        type=_typed(initiator_name),
+        help="initiator IQN to map (repeat)",
+    )
     i.add_argument("--chap", type=_typed(chap_pair), metavar="USER:SECRET")
     i.add_argument("--mutual-chap", type=_typed(chap_pair), metavar="USER:SECRET")
-    i.add_argument("--profile", choices=PROFILES, default="esxi",
-                   help="settings of a new TPG (default: esxi)")
+    i.add_argument(
+        "--profile", choices=PROFILES, default="esxi", help="settings of a new TPG (default: esxi)"
+    )
     f = fab.add_parser("fc", help="a Fibre Channel target port")
     f.add_argument("--wwpn", required=True, type=_typed(fc_wwn))
-    f.add_argument("--initiator", action="append", default=[], type=_typed(fc_wwn),
-                   help="initiator WWPN to map (repeat)")
+    f.add_argument(
+        "--initiator",
+        action="append",
+        default=[],
+        type=_typed(fc_wwn),
+        help="initiator WWPN to map (repeat)",
+    )
     f.add_argument("--lun", type=int, default=0)
     f.add_argument("--driver", choices=("tcm_fc", "qla2xxx"), default="tcm_fc")
     lo = fab.add_parser("loopback", help="a local SCSI disk through tcm_loop")
@@ -114,8 +130,9 @@ def parser():
     out = s.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--prometheus", action="store_true")
-    s.add_argument("--interval", type=_seconds, help="seconds between two readings "
-                   "(adds MB/s columns)")
+    s.add_argument(
+        "--interval", type=_seconds, help="seconds between two readings (adds MB/s columns)"
+    )
     s.add_argument("--watch", action="store_true", help="repeat every interval")
     s.add_argument("--count", type=int, help="with --watch: stop after N views")
 
@@ -127,18 +144,26 @@ def parser():
     r = sub.add_parser("restore", help="restore a saved configuration (merge)")
     r.add_argument("file", nargs="?", default=config.SAVE_FILE)
 
-    t = sub.add_parser("targetcli", help="targetcli with vaai backstores",
-                       add_help=False)
+    t = sub.add_parser("targetcli", help="targetcli with vaai backstores", add_help=False)
     t.add_argument("args", nargs=argparse.REMAINDER)
     return p
 
 
 def cmd_create(a):
-    so = backstore.create(a.name, a.path, size=a.size, readonly=a.readonly,
-                          wwn=a.wwn, profile=a.profile, block_size=a.block_size,
-                          io_mode=a.io_mode)
-    print("created vaai/%s on %s (%d bytes, %s store, profile %s)"
-          % (so.name, so.path_name, so.size, so.store, a.profile))
+    so = backstore.create(
+        a.name,
+        a.path,
+        size=a.size,
+        readonly=a.readonly,
+        wwn=a.wwn,
+        profile=a.profile,
+        block_size=a.block_size,
+        io_mode=a.io_mode,
+    )
+    print(
+        "created vaai/%s on %s (%d bytes, %s store, profile %s)"
+        % (so.name, so.path_name, so.size, so.store, a.profile)
+    )
 
 
 def cmd_resize(a):
@@ -146,8 +171,10 @@ def cmd_resize(a):
     if after == before:
         print("vaai/%s: %d bytes, unchanged" % (a.name, after))
     else:
-        print("vaai/%s: %d -> %d bytes; the hosts are told (CAPACITY DATA HAS "
-              "CHANGED)" % (a.name, before, after))
+        print(
+            "vaai/%s: %d -> %d bytes; the hosts are told (CAPACITY DATA HAS "
+            "CHANGED)" % (a.name, before, after)
+        )
 
 
 def cmd_delete(a):
@@ -169,10 +196,22 @@ def cmd_list(a):
         return
     table = [("NAME", "STORE", "SIZE", "BS", "MODE", "PATH", "EXPORTS")]
     for r in rows:
-        mode = ("ro" if r["readonly"] else "rw") + (",thin" if r["thin"] else "") + \
-            (",wce" if r["write_cache"] else "")
-        table.append((r["name"], r["store"], _human(r["size"]), str(r["block_size"]),
-                      mode, r["path"], " ".join(r["exports"]) or "-"))
+        mode = (
+            ("ro" if r["readonly"] else "rw")
+            + (",thin" if r["thin"] else "")
+            + (",wce" if r["write_cache"] else "")
+        )
+        table.append(
+            (
+                r["name"],
+                r["store"],
+                _human(r["size"]),
+                str(r["block_size"]),
+                mode,
+                r["path"],
+                " ".join(r["exports"]) or "-",
+            )
+        )
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
@@ -180,28 +219,45 @@ def cmd_list(a):
 
 def cmd_export(a):
     from . import export
+
     so = backstore.find(a.name)
     if a.fabric == "iscsi":
-        lun = export.export_iscsi(so, a.iqn, ip=a.ip, port=a.port,
-                                  initiators=a.initiator, lun=a.lun, chap=a.chap,
-                                  mutual_chap=a.mutual_chap, profile=a.profile)
+        lun = export.export_iscsi(
+            so,
+            a.iqn,
+            ip=a.ip,
+            port=a.port,
+            initiators=a.initiator,
+            lun=a.lun,
+            chap=a.chap,
+            mutual_chap=a.mutual_chap,
+            profile=a.profile,
+        )
         where = "%s:%d" % (a.ip, a.port)
     elif a.fabric == "fc":
-        lun = export.export_fc(so, a.wwpn, initiators=a.initiator, lun=a.lun,
-                               fabric=a.driver)
+        lun = export.export_fc(so, a.wwpn, initiators=a.initiator, lun=a.lun, fabric=a.driver)
         where = a.driver
     else:
         lun = export.export_loopback(so, lun=a.lun)
         where = export.find_disk(so, driver="tcm_loopback")
     target = lun.parent_tpg.parent_target.wwn
-    print("exported vaai/%s as %s LUN %d (%s)%s"
-          % (so.name, target, lun.lun, where,
-             "" if a.fabric == "loopback" or a.initiator else
-             "; no initiator mapped yet: add --initiator"))
+    print(
+        "exported vaai/%s as %s LUN %d (%s)%s"
+        % (
+            so.name,
+            target,
+            lun.lun,
+            where,
+            ""
+            if a.fabric == "loopback" or a.initiator
+            else "; no initiator mapped yet: add --initiator",
+        )
+    )
 
 
 def cmd_unexport(a):
     from . import export
+
     so = backstore.find(a.name)
     n = len(list(so.attached_luns))
     export.unexport(so)
@@ -245,6 +301,7 @@ def cmd_stats(a):
 
 def cmd_exporter(a):
     from .exporter import serve
+
     serve(a.listen)
 
 
@@ -255,12 +312,16 @@ def cmd_save(a):
 def cmd_restore(a):
     backstore.load_module()
     n = config.restore(a.file, progress=lambda m: print(m, file=sys.stderr, flush=True))
-    print("restored %d object%s from %s" % (n, "" if n == 1 else "s", a.file) if n
-          else "%s is restored already; nothing to do" % a.file)
+    print(
+        "restored %d object%s from %s" % (n, "" if n == 1 else "s", a.file)
+        if n
+        else "%s is restored already; nothing to do" % a.file
+    )
 
 
 def cmd_targetcli(a):
     from .targetcli_ui import run
+
     return run(a.args)
 
 
@@ -270,8 +331,11 @@ COMMANDS = {name[4:]: fn for name, fn in globals().items() if name.startswith("c
 def main(argv=None):
     args = parser().parse_args(argv)
     if os.geteuid() != 0:
-        print("vaaictl: error: LIO is configured through configfs, which "
-              "needs root; run it with sudo", file=sys.stderr)
+        print(
+            "vaaictl: error: LIO is configured through configfs, which "
+            "needs root; run it with sudo",
+            file=sys.stderr,
+        )
         return 1
     try:
         return COMMANDS[args.cmd](args) or 0

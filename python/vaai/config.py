@@ -8,6 +8,7 @@ object that cannot be made (a backing file gone, a device not there yet)
 fails alone, with what depends on it: the rest is restored, and the error
 names each failure.  Anything else going wrong removes what this run made.
 """
+
 import copy
 import datetime
 import glob
@@ -84,8 +85,7 @@ def load(path=SAVE_FILE):
         with open(path) as f:
             config = json.load(f)
     except FileNotFoundError:
-        raise VaaiError("%s does not exist; write one with 'vaaictl save'"
-                        % path) from None
+        raise VaaiError("%s does not exist; write one with 'vaaictl save'" % path) from None
     except ValueError as e:
         raise VaaiError("%s is not a saveconfig.json file: %s" % (path, e)) from None
     problem = shape_problem(config)
@@ -98,8 +98,11 @@ def load(path=SAVE_FILE):
 _SHAPE = {
     "root": (("storage_objects", ("name", "plugin")), ("targets", ("wwn", "fabric"))),
     "targets": (("tpgs", ("tag",)),),
-    "tpgs": (("luns", ("index", "storage_object")), ("portals", ("ip_address", "port")),
-             ("node_acls", ("node_wwn",))),
+    "tpgs": (
+        ("luns", ("index", "storage_object")),
+        ("portals", ("ip_address", "port")),
+        ("node_acls", ("node_wwn",)),
+    ),
     "node_acls": (("mapped_luns", ("index", "tpg_lun")),),
 }
 
@@ -137,10 +140,13 @@ def missing(config, running):
     CHAP settings of what exists are left as they are."""
     have_so = {_so_key(so) for so in running.get("storage_objects", [])}
     have_t = {t["wwn"]: t for t in running.get("targets", [])}
-    out = {"storage_objects": [so for so in config.get("storage_objects", [])
-                               if _so_key(so) not in have_so],
-           "fabric_modules": config.get("fabric_modules", []),
-           "targets": []}
+    out = {
+        "storage_objects": [
+            so for so in config.get("storage_objects", []) if _so_key(so) not in have_so
+        ],
+        "fabric_modules": config.get("fabric_modules", []),
+        "targets": [],
+    }
     for t in config.get("targets", []):
         have = have_t.get(t["wwn"])
         if have is None:
@@ -163,11 +169,17 @@ def missing(config, running):
 
 def _tpg_missing(tpg, old):
     """The part of tpg (saved) absent from old (running), or None."""
-    luns = [lun for lun in tpg.get("luns", [])
-            if lun["index"] not in {x["index"] for x in old.get("luns", [])}]
-    portals = [p for p in tpg.get("portals", [])
-               if (p["ip_address"], p["port"]) not in
-               {(x["ip_address"], x["port"]) for x in old.get("portals", [])}]
+    luns = [
+        lun
+        for lun in tpg.get("luns", [])
+        if lun["index"] not in {x["index"] for x in old.get("luns", [])}
+    ]
+    portals = [
+        p
+        for p in tpg.get("portals", [])
+        if (p["ip_address"], p["port"])
+        not in {(x["ip_address"], x["port"]) for x in old.get("portals", [])}
+    ]
     have_acls = {a["node_wwn"]: a for a in old.get("node_acls", [])}
     acls = []
     for acl in tpg.get("node_acls", []):
@@ -183,8 +195,13 @@ def _tpg_missing(tpg, old):
     if not (luns or portals or acls):
         return None
     # The TPG exists: no attribute, parameter or enable change.
-    return {"tag": tpg["tag"], "luns": luns, "portals": portals,
-            "node_acls": acls, "enable": old.get("enable", True)}
+    return {
+        "tag": tpg["tag"],
+        "luns": luns,
+        "portals": portals,
+        "node_acls": acls,
+        "enable": old.get("enable", True),
+    }
 
 
 def conflicts(config, running):
@@ -198,19 +215,24 @@ def conflicts(config, running):
         want = so.get("dev") or so.get("path")
         have = cur and (cur.get("dev") or cur.get("path"))
         if want and have and want != have:
-            out.append("%s/%s is on %s here, %s in the file"
-                       % (so["plugin"], so["name"], have, want))
-    run_luns = {(t["wwn"], tpg["tag"], lun["index"]): lun["storage_object"]
-                for t in running.get("targets", []) for tpg in t.get("tpgs", [])
-                for lun in tpg.get("luns", [])}
+            out.append(
+                "%s/%s is on %s here, %s in the file" % (so["plugin"], so["name"], have, want)
+            )
+    run_luns = {
+        (t["wwn"], tpg["tag"], lun["index"]): lun["storage_object"]
+        for t in running.get("targets", [])
+        for tpg in t.get("tpgs", [])
+        for lun in tpg.get("luns", [])
+    }
     for t in config.get("targets", []):
         for tpg in t.get("tpgs", []):
             for lun in tpg.get("luns", []):
                 cur = run_luns.get((t["wwn"], tpg["tag"], lun["index"]))
                 if cur and cur != lun["storage_object"]:
-                    out.append("%s tpg %d LUN %d is %s here, %s in the file"
-                               % (t["wwn"], tpg["tag"], lun["index"], cur,
-                                  lun["storage_object"]))
+                    out.append(
+                        "%s tpg %d LUN %d is %s here, %s in the file"
+                        % (t["wwn"], tpg["tag"], lun["index"], cur, lun["storage_object"])
+                    )
     return out
 
 
@@ -222,8 +244,10 @@ def restore(path=SAVE_FILE, progress=None):
     running = root.dump()
     clash = conflicts(config, running)
     if clash:
-        raise VaaiError("%s disagrees with the running configuration: %s; "
-                        "remove those objects first" % (path, "; ".join(clash)))
+        raise VaaiError(
+            "%s disagrees with the running configuration: %s; "
+            "remove those objects first" % (path, "; ".join(clash))
+        )
     todo = missing(config, running)
     steps = todo["storage_objects"] + todo["targets"]
     if not steps:
@@ -231,8 +255,10 @@ def restore(path=SAVE_FILE, progress=None):
     fabrics = {fm.name: fm for fm in root.fabric_modules}
     for t in todo["targets"]:
         if t.get("fabric") not in fabrics:
-            raise VaaiError("%s needs the %s fabric module, which is not loaded "
-                            "(modprobe it first)" % (t["wwn"], t.get("fabric")))
+            raise VaaiError(
+                "%s needs the %s fabric module, which is not loaded "
+                "(modprobe it first)" % (t["wwn"], t.get("fabric"))
+            )
     errors = []
     try:
         for i, so in enumerate(todo["storage_objects"], 1):
@@ -243,8 +269,11 @@ def restore(path=SAVE_FILE, progress=None):
                 fabrics[fm["name"]].setup(copy.deepcopy(fm), errors.append)
         for i, t in enumerate(todo["targets"], len(todo["storage_objects"]) + 1):
             _report(progress, i, len(steps), "target %s" % t["wwn"])
-            Target.setup(fabrics[t["fabric"]], copy.deepcopy(t),
-                         lambda m, wwn=t["wwn"]: errors.append("target %s: %s" % (wwn, m)))
+            Target.setup(
+                fabrics[t["fabric"]],
+                copy.deepcopy(t),
+                lambda m, wwn=t["wwn"]: errors.append("target %s: %s" % (wwn, m)),
+            )
     except BaseException:
         _undo(running)
         raise
@@ -260,16 +289,20 @@ def _report(progress, i, n, what):
 
 def _restore_so(so, err):
     """Make one saved storage object, with its attributes and ALUA groups."""
+
     def so_err(msg):
         err("backstore %s/%s: %s" % (so["plugin"], so["name"], msg))
+
     try:
         cls = so_mapping[so["plugin"]]
     except KeyError:
         so_err("the backstore type is unknown here")
         return
-    kwargs = {k: v for k, v in so.items()
-              if k not in ("exists", "attributes", "plugin", "buffered_mode",
-                           "alua_tpgs")}
+    kwargs = {
+        k: v
+        for k, v in so.items()
+        if k not in ("exists", "attributes", "plugin", "buffered_mode", "alua_tpgs")
+    }
     try:
         obj = cls(**kwargs)
     except VaaiError as e:
@@ -307,17 +340,24 @@ def _undo(before):
         tpgs = {tpg["tag"]: tpg for tpg in prev.get("tpgs", [])}
         for tpg, old in _prune(t.tpgs, tpgs, lambda tpg: tpg.tag):
             _undo_tpg(tpg, old)
-    _prune(root.storage_objects, {_so_key(so): so for so in before.get("storage_objects", [])},
-           lambda so: (so.plugin, so.name))
+    _prune(
+        root.storage_objects,
+        {_so_key(so): so for so in before.get("storage_objects", [])},
+        lambda so: (so.plugin, so.name),
+    )
 
 
 def _undo_tpg(tpg, old):
     acls = {a["node_wwn"]: a for a in old.get("node_acls", [])}
     for acl, prev in _prune(tpg.node_acls, acls, lambda a: a.node_wwn):
-        _prune(acl.mapped_luns, {m["index"]: m for m in prev.get("mapped_luns", [])},
-               lambda m: m.mapped_lun)
-    _prune(tpg.luns, {lun["index"]: lun for lun in old.get("luns", [])},
-           lambda lun: lun.lun)
-    _prune(tpg.network_portals,
-           {(p["ip_address"], p["port"]): p for p in old.get("portals", [])},
-           lambda p: (p.ip_address, p.port))
+        _prune(
+            acl.mapped_luns,
+            {m["index"]: m for m in prev.get("mapped_luns", [])},
+            lambda m: m.mapped_lun,
+        )
+    _prune(tpg.luns, {lun["index"]: lun for lun in old.get("luns", [])}, lambda lun: lun.lun)
+    _prune(
+        tpg.network_portals,
+        {(p["ip_address"], p["port"]): p for p in old.get("portals", [])},
+        lambda p: (p.ip_address, p.port),
+    )

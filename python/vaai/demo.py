@@ -5,6 +5,7 @@ SAME, UNMAP, GET LBA STATUS and COMPARE AND WRITE.  Runs where target_core_vaai 
 
     python3 -m vaai.demo [--dir /run/vaai]
 """
+
 import argparse
 import hashlib
 import mmap
@@ -77,8 +78,10 @@ def demo(workdir):
 
     step("create a 1 GiB sparse-file vaai LUN (vaaictl create, ESXi profile)")
     so = backstore.create("demo", image, size=1 << 30)
-    print("backstore vaai/%s: %s store, %d bytes, %d bytes allocated"
-          % (so.name, so.store, so.size, allocated(image)))
+    print(
+        "backstore vaai/%s: %s store, %d bytes, %d bytes allocated"
+        % (so.name, so.store, so.size, allocated(image))
+    )
 
     iscsi_iqn = None
     try:
@@ -97,8 +100,7 @@ def demo(workdir):
         for disk in (loop_disk, iscsi_disk):
             step("sg_inq and sg_readcap on %s" % disk)
             out = run("sg_inq", disk, show=False)
-            print("\n".join(l for l in out.splitlines()
-                            if "identification" in l or "3PC" in l))
+            print("\n".join(l for l in out.splitlines() if "identification" in l or "3PC" in l))
             run("sg_readcap", "-l", disk)
 
         step("write 4 MiB over tcm_loop, read it back over iSCSI")
@@ -106,20 +108,32 @@ def demo(workdir):
         write_direct(loop_disk, 256 * MiB, data)
         back = read_direct(iscsi_disk, 256 * MiB, len(data))
         same = hashlib.sha256(back).hexdigest() == hashlib.sha256(data).hexdigest()
-        print("sha256 written %s\nsha256 read    %s\n%s"
-              % (hashlib.sha256(data).hexdigest(), hashlib.sha256(back).hexdigest(),
-                 "round trip verified" if same else "ROUND TRIP MISMATCH"))
+        print(
+            "sha256 written %s\nsha256 read    %s\n%s"
+            % (
+                hashlib.sha256(data).hexdigest(),
+                hashlib.sha256(back).hexdigest(),
+                "round trip verified" if same else "ROUND TRIP MISMATCH",
+            )
+        )
         if not same:
             return 1
         print("backing file: %d bytes allocated of %d" % (allocated(image), so.size))
 
         step("full copy over iSCSI: EXTENDED COPY of those 4 MiB within the LUN")
         out = run("sg_vpd", "-p", "tpc", iscsi_disk, show=False)
-        print("\n".join(l for l in out.splitlines()
-                        if "xtended copy" in l or "descriptor count" in l))
-        run("sg_xcopy", "if=" + iscsi_disk, "of=" + iscsi_disk, "bs=512",
-            "skip=%d" % (256 * MiB // 512), "seek=%d" % (512 * MiB // 512),
-            "count=%d" % (4 * MiB // 512))
+        print(
+            "\n".join(l for l in out.splitlines() if "xtended copy" in l or "descriptor count" in l)
+        )
+        run(
+            "sg_xcopy",
+            "if=" + iscsi_disk,
+            "of=" + iscsi_disk,
+            "bs=512",
+            "skip=%d" % (256 * MiB // 512),
+            "seek=%d" % (512 * MiB // 512),
+            "count=%d" % (4 * MiB // 512),
+        )
         copied = read_direct(loop_disk, 512 * MiB, len(data)) == data
         print("copy read back over tcm_loop: %s" % ("verified" if copied else "MISMATCH"))
         show_counters(so, ("clone_read", "clone_write", "clone_read_bytes"))
@@ -128,8 +142,10 @@ def demo(workdir):
 
         step("token copy (ODX) over iSCSI: POPULATE TOKEN, WRITE USING TOKEN")
         token = odx.populate_token(iscsi_disk, [(256 * MiB // 512, 4 * MiB // 512)])
-        print("token of 4 MiB: ROD type 0x%08x, %d bytes" % (
-            int.from_bytes(token[0:4], "big"), len(token)))
+        print(
+            "token of 4 MiB: ROD type 0x%08x, %d bytes"
+            % (int.from_bytes(token[0:4], "big"), len(token))
+        )
         odx.write_using_token(iscsi_disk, token, [(768 * MiB // 512, 4 * MiB // 512)])
         odx_copied = read_direct(loop_disk, 768 * MiB, len(data)) == data
         print("copy read back over tcm_loop: %s" % ("verified" if odx_copied else "MISMATCH"))
@@ -159,15 +175,32 @@ def demo(workdir):
         match = os.path.join(workdir, "caw-match")
         with open(match, "wb") as f:
             f.write(block + new)
-        run("sg_compare_and_write", "--in=%s" % match, "--lba=0", "--num=1",
-            "--xferlen=1024", iscsi_disk)
+        run(
+            "sg_compare_and_write",
+            "--in=%s" % match,
+            "--lba=0",
+            "--num=1",
+            "--xferlen=1024",
+            iscsi_disk,
+        )
         written = read_direct(loop_disk, 0, 512) == new
         print("matching CAW wrote the new block: %s" % ("verified" if written else "NO"))
-        p = subprocess.run(["sg_compare_and_write", "--in=%s" % match, "--lba=0",
-                            "--num=1", "--xferlen=1024", iscsi_disk],
-                           capture_output=True, text=True)
-        print("the same CAW again (the block changed): %s" %
-              (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1])
+        p = subprocess.run(
+            [
+                "sg_compare_and_write",
+                "--in=%s" % match,
+                "--lba=0",
+                "--num=1",
+                "--xferlen=1024",
+                iscsi_disk,
+            ],
+            capture_output=True,
+            text=True,
+        )
+        print(
+            "the same CAW again (the block changed): %s"
+            % (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        )
         unchanged = read_direct(loop_disk, 0, 512) == new
         print("miscompare wrote nothing: %s" % ("verified" if unchanged else "NO"))
         os.unlink(match)

@@ -1,4 +1,5 @@
 """Errors raised by the vaai Python layer."""
+
 from rtslib_fb.utils import RTSLibError
 
 

@@ -1,11 +1,11 @@
 """Exporting a storage object over LIO's fabrics through rtslib-fb."""
+
 import glob
 import os
 import re
 import time
 
-from rtslib_fb import (LUN, TPG, FabricModule, MappedLUN, NetworkPortal,
-                       NodeACL, Target)
+from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
 from rtslib_fb.utils import RTSLibError
 
 from .errors import VaaiError
@@ -31,8 +31,18 @@ def export_loopback(so, lun=0, wwn=None):
     return LUN(tpg, lun, storage_object=so)
 
 
-def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
-                 lun=0, tag=1, chap=None, mutual_chap=None, profile="plain"):
+def export_iscsi(
+    so,
+    iqn=None,
+    ip="127.0.0.1",
+    port=3260,
+    initiators=(),
+    lun=0,
+    tag=1,
+    chap=None,
+    mutual_chap=None,
+    profile="plain",
+):
     """Export so over iSCSI on ip:port; LUN lun is mapped to each initiator
     IQN in initiators (an ACL each; no ACL at all means nobody sees it).
     chap=(user, secret): those initiators must log in with it; mutual_chap:
@@ -45,20 +55,29 @@ def export_iscsi(so, iqn=None, ip="127.0.0.1", port=3260, initiators=(),
     created = []
     try:
         if iqn:
-            target = _get_or_make(created, lambda: Target(fm, iqn, mode="lookup"),
-                                  lambda: Target(fm, iqn, mode="create"))
+            target = _get_or_make(
+                created,
+                lambda: Target(fm, iqn, mode="lookup"),
+                lambda: Target(fm, iqn, mode="create"),
+            )
         else:
             target = _made(created, Target(fm, mode="create"))
-        tpg = _get_or_make(created, lambda: TPG(target, tag, mode="lookup"),
-                           lambda: TPG(target, tag, mode="create"))
+        tpg = _get_or_make(
+            created,
+            lambda: TPG(target, tag, mode="lookup"),
+            lambda: TPG(target, tag, mode="create"),
+        )
         if tpg in created:
             params, attrs = iscsi_tpg(profile)
             for name, value in params.items():
                 tpg.set_parameter(name, value)
             for name, value in attrs.items():
                 tpg.set_attribute(name, value)
-        _get_or_make(created, lambda: NetworkPortal(tpg, ip, port, mode="lookup"),
-                     lambda: NetworkPortal(tpg, ip, port, mode="create"))
+        _get_or_make(
+            created,
+            lambda: NetworkPortal(tpg, ip, port, mode="lookup"),
+            lambda: NetworkPortal(tpg, ip, port, mode="create"),
+        )
         tpg_lun = _lun(created, tpg, lun, so)
         for name in initiators:
             acl = _mapped(created, tpg, name, lun, tpg_lun)
@@ -85,21 +104,29 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
     without an ACL sees nothing.  Creating what exists already is a no-op;
     on failure, what this call created is removed again."""
     if fabric not in FC_FABRICS:
-        raise VaaiError("fabric %r is not a Fibre Channel fabric; use one of %s"
-                        % (fabric, ", ".join(FC_FABRICS)))
+        raise VaaiError(
+            "fabric %r is not a Fibre Channel fabric; use one of %s"
+            % (fabric, ", ".join(FC_FABRICS))
+        )
     wwpn = fc_wwn(wwpn)
     initiators = [fc_wwn(i) for i in initiators]
     fm = _fabric(fabric)
     ports = set(getattr(fm, "wwns", None) or ())
     if wwpn not in ports:
-        raise VaaiError("no %s port %s on this machine (ports: %s)"
-                        % (fabric, wwpn, ", ".join(sorted(ports)) or "none"))
+        raise VaaiError(
+            "no %s port %s on this machine (ports: %s)"
+            % (fabric, wwpn, ", ".join(sorted(ports)) or "none")
+        )
     created = []
     try:
-        target = _get_or_make(created, lambda: Target(fm, wwpn, mode="lookup"),
-                              lambda: Target(fm, wwpn, mode="create"))
-        tpg = _get_or_make(created, lambda: TPG(target, 1, mode="lookup"),
-                           lambda: TPG(target, 1, mode="create"))
+        target = _get_or_make(
+            created,
+            lambda: Target(fm, wwpn, mode="lookup"),
+            lambda: Target(fm, wwpn, mode="create"),
+        )
+        tpg = _get_or_make(
+            created, lambda: TPG(target, 1, mode="lookup"), lambda: TPG(target, 1, mode="create")
+        )
         tpg_lun = _lun(created, tpg, lun, so)
         for name in initiators:
             _mapped(created, tpg, name, lun, tpg_lun)
@@ -125,21 +152,26 @@ def _made(created, obj):
 
 def _lun(created, tpg, index, so):
     """TPG LUN index for so: the existing one if it is so's already."""
-    tpg_lun = _get_or_make(created, lambda: LUN(tpg, index),
-                           lambda: LUN(tpg, index, storage_object=so))
+    tpg_lun = _get_or_make(
+        created, lambda: LUN(tpg, index), lambda: LUN(tpg, index, storage_object=so)
+    )
     have = tpg_lun.storage_object
     if (have.plugin, have.name) != (so.plugin, so.name):
-        raise VaaiError("LUN %d of %s is %s/%s already; pick another LUN"
-                        % (index, tpg.parent_target.wwn, have.plugin, have.name))
+        raise VaaiError(
+            "LUN %d of %s is %s/%s already; pick another LUN"
+            % (index, tpg.parent_target.wwn, have.plugin, have.name)
+        )
     return tpg_lun
 
 
 def _mapped(created, tpg, initiator, lun, tpg_lun):
     """The initiator's ACL in tpg, with tpg_lun mapped to it as lun."""
-    acl = _get_or_make(created, lambda: NodeACL(tpg, initiator, mode="lookup"),
-                       lambda: NodeACL(tpg, initiator, mode="create"))
-    _get_or_make(created, lambda: MappedLUN(acl, lun),
-                 lambda: MappedLUN(acl, lun, tpg_lun))
+    acl = _get_or_make(
+        created,
+        lambda: NodeACL(tpg, initiator, mode="lookup"),
+        lambda: NodeACL(tpg, initiator, mode="create"),
+    )
+    _get_or_make(created, lambda: MappedLUN(acl, lun), lambda: MappedLUN(acl, lun, tpg_lun))
     return acl
 
 
@@ -207,18 +239,22 @@ def find_disk(so, driver=None, timeout=20.0, target=None, initiator=None):
             block = pg80.split("/")[3]
             try:
                 with open(pg80, "rb") as f:
-                    if serial in f.read() and \
-                            (driver is None or _scsi_driver(block) == driver) and \
-                            (target is None or
-                             _iscsi_session(block, "targetname") == target) and \
-                            (initiator is None or
-                             _iscsi_session(block, "initiatorname") == initiator):
+                    if (
+                        serial in f.read()
+                        and (driver is None or _scsi_driver(block) == driver)
+                        and (target is None or _iscsi_session(block, "targetname") == target)
+                        and (
+                            initiator is None or _iscsi_session(block, "initiatorname") == initiator
+                        )
+                    ):
                         return "/dev/" + block
             except OSError:
                 pass
         if time.monotonic() > deadline:
-            raise VaaiError("no SCSI disk with serial %s appeared%s"
-                            % (so.wwn, " over " + driver if driver else ""))
+            raise VaaiError(
+                "no SCSI disk with serial %s appeared%s"
+                % (so.wwn, " over " + driver if driver else "")
+            )
         time.sleep(0.2)
 
 

@@ -1,5 +1,6 @@
 """A Prometheus endpoint for the VAAI counters: GET /metrics answers the
 text exposition format, read fresh from configfs on each scrape."""
+
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from . import stats
@@ -20,7 +21,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, fmt, *args):     # scrapes are not worth a line each
+    def log_message(self, fmt, *args):  # scrapes are not worth a line each
         pass
 
 

@@ -4,6 +4,7 @@ configfs only returns an errno; target_core_vaai logs a line that names what
 was wrong.  KernelLog marks the end of the kernel log before an operation and
 returns the module's lines logged after it.
 """
+
 import errno
 import os
 
@@ -34,14 +35,14 @@ class KernelLog:
                 rec = os.read(self.fd, 8192)
             except BlockingIOError:
                 break
-            except OSError:     # EPIPE: records were overwritten; go on
+            except OSError:  # EPIPE: records were overwritten; go on
                 continue
             if not rec:
                 break
             msg = rec.decode(errors="replace").partition(";")[2]
             msg = msg.split("\n", 1)[0].strip()
             if msg.startswith(self.prefix):
-                out.append(msg[len(self.prefix):].strip())
+                out.append(msg[len(self.prefix) :].strip())
         return out
 
     def why(self, err, naming=None):

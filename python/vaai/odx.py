@@ -6,6 +6,7 @@ drive ODX correctly, so the demo copies with this.
     token = odx.populate_token("/dev/sg1", [(0, 8192)])
     odx.write_using_token("/dev/sg2", token, [(16384, 8192)])
 """
+
 import struct
 
 from . import sgio
@@ -22,8 +23,9 @@ class OdxError(VaaiError):
 
     def __init__(self, what, reply):
         self.reply = reply
-        super().__init__("%s: status 0x%02x, sense %s"
-                         % (what, reply.status, reply.sense.hex() or "none"))
+        super().__init__(
+            "%s: status 0x%02x, sense %s" % (what, reply.status, reply.sense.hex() or "none")
+        )
 
 
 def _ranges(ranges):
@@ -40,17 +42,16 @@ def _out(dev, sa, list_id, params, what):
 def rod_token_info(dev, list_id):
     """RECEIVE ROD TOKEN INFORMATION: (COPY OPERATION STATUS, TRANSFER
     COUNT, the token or None)."""
-    cdb = struct.pack(">BBI4xIBB", 0x84, RECEIVE_ROD_TOKEN_INFO, list_id, RRTI_ALLOC,
-                      0, 0)
+    cdb = struct.pack(">BBI4xIBB", 0x84, RECEIVE_ROD_TOKEN_INFO, list_id, RRTI_ALLOC, 0, 0)
     reply = sgio.sg_io(dev, cdb, data_in_len=RRTI_ALLOC)
     if reply.host_status or reply.status != GOOD:
         raise OdxError("RECEIVE ROD TOKEN INFORMATION", reply)
     d = reply.data
     count = struct.unpack(">Q", d[16:24])[0]
-    off = 32 + d[13]                    # past the sense data
+    off = 32 + d[13]  # past the sense data
     token = None
-    if struct.unpack(">I", d[off:off + 4])[0] >= 2 + TOKEN_LEN:
-        token = d[off + 6:off + 6 + TOKEN_LEN]
+    if struct.unpack(">I", d[off : off + 4])[0] >= 2 + TOKEN_LEN:
+        token = d[off + 6 : off + 6 + TOKEN_LEN]
     return d[5], count, token
 
 
@@ -69,6 +70,11 @@ def write_using_token(dev, token, ranges, list_id=2, offset=0):
     """Write what token stands for, from offset (blocks) on, into ranges
     of dev."""
     rdl = _ranges(ranges)
-    params = (struct.pack(">HB5xQ", 534 + len(rdl), 0, offset) + bytes(token)
-              + bytes(6) + struct.pack(">H", len(rdl)) + rdl)
+    params = (
+        struct.pack(">HB5xQ", 534 + len(rdl), 0, offset)
+        + bytes(token)
+        + bytes(6)
+        + struct.pack(">H", len(rdl))
+        + rdl
+    )
     _out(dev, WRITE_USING_TOKEN, list_id, params, "WRITE USING TOKEN")

@@ -1,4 +1,5 @@
 """Pure helpers for the backend's configfs files: no I/O, tested on the host."""
+
 import re
 
 from rtslib_fb.utils import RTSLibError, normalize_wwn
@@ -17,8 +18,10 @@ def parse_size(text):
     else:
         m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", str(text))
         if not m:
-            raise VaaiError("size %r is not a number of bytes with an optional "
-                            "K, M, G or T suffix (e.g. 64M, 10G)" % (text,))
+            raise VaaiError(
+                "size %r is not a number of bytes with an optional "
+                "K, M, G or T suffix (e.g. 64M, 10G)" % (text,)
+            )
         size = int(float(m.group(1)) * _SUFFIXES[m.group(2).lower()])
     if size < MIN_BLOCK:
         raise VaaiError("size %s is smaller than one %d-byte block" % (text, MIN_BLOCK))
@@ -62,14 +65,23 @@ def fc_wwn(text):
     elif s.startswith("0x"):
         s = s[2:]
     digits = re.sub(r"[:\-]", "", s)
-    if not re.fullmatch(r"[0-9a-f]{16}", digits) or \
-            (s != digits and not re.fullmatch(r"([0-9a-f]{2}:){7}[0-9a-f]{2}|"
-                                              r"([0-9a-f]{4}-){3}[0-9a-f]{4}", s)):
-        raise VaaiError("%r is not a Fibre Channel WWPN: give 16 hex digits, e.g. "
-                        "20:00:00:25:b5:00:00:0f or naa.20000025b500000f" % (text,))
+    if not re.fullmatch(r"[0-9a-f]{16}", digits) or (
+        s != digits
+        and not re.fullmatch(
+            r"([0-9a-f]{2}:){7}[0-9a-f]{2}|"
+            r"([0-9a-f]{4}-){3}[0-9a-f]{4}",
+            s,
+        )
+    ):
+        raise VaaiError(
+            "%r is not a Fibre Channel WWPN: give 16 hex digits, e.g. "
+            "20:00:00:25:b5:00:00:0f or naa.20000025b500000f" % (text,)
+        )
     if digits[0] not in "125":
-        raise VaaiError("WWPN %s: an FC port name starts with NAA type 1, 2 or 5 "
-                        "(its first hex digit)" % (text,))
+        raise VaaiError(
+            "WWPN %s: an FC port name starts with NAA type 1, 2 or 5 "
+            "(its first hex digit)" % (text,)
+        )
     return "naa." + digits
 
 
@@ -81,9 +93,11 @@ def initiator_name(text, fabric="iscsi"):
     try:
         return normalize_wwn(("iqn", "naa", "eui"), str(text).strip())[0]
     except RTSLibError:
-        raise VaaiError("%r is not an iSCSI name: give an IQN such as "
-                        "iqn.1998-01.com.vmware:esxi01-4c2f1b7e (see the host's "
-                        "Storage Adapters page), or an eui. or naa. name" % (text,)) from None
+        raise VaaiError(
+            "%r is not an iSCSI name: give an IQN such as "
+            "iqn.1998-01.com.vmware:esxi01-4c2f1b7e (see the host's "
+            "Storage Adapters page), or an eui. or naa. name" % (text,)
+        ) from None
 
 
 CHAP_MIN_SECRET = 12
@@ -96,7 +110,9 @@ def chap_pair(text):
     if not sep or not user or not secret:
         raise VaaiError("CHAP credentials %r: give them as USER:SECRET" % (text,))
     if len(secret) < CHAP_MIN_SECRET:
-        raise VaaiError("CHAP secret for %s is %d characters; use at least %d "
-                        "(initiators such as Microsoft's refuse shorter ones)"
-                        % (user, len(secret), CHAP_MIN_SECRET))
+        raise VaaiError(
+            "CHAP secret for %s is %d characters; use at least %d "
+            "(initiators such as Microsoft's refuse shorter ones)"
+            % (user, len(secret), CHAP_MIN_SECRET)
+        )
     return user, secret

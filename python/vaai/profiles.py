@@ -7,6 +7,7 @@ UNMAP and WRITE SAME with UNMAP on where the store can deallocate, and the
 rotation rate taken from the store.  `plain` leaves LIO's own defaults: a
 thick-looking LUN with thin provisioning off, as target_core_file presents.
 """
+
 import os
 import stat
 
@@ -26,9 +27,9 @@ def is_nonrot(path, sysfs="/sys"):
 def device_nonrot(major, minor, sysfs="/sys"):
     """is_nonrot for the block device major:minor (major 0: no device)."""
     if major == 0:
-        return 1                        # tmpfs, overlay on RAM: no device
+        return 1  # tmpfs, overlay on RAM: no device
     node = os.path.realpath(os.path.join(sysfs, "dev", "block", "%d:%d" % (major, minor)))
-    for d in (node, os.path.dirname(node)):     # a partition: its disk's queue
+    for d in (node, os.path.dirname(node)):  # a partition: its disk's queue
         try:
             with open(os.path.join(d, "queue", "rotational")) as f:
                 return 0 if f.read().strip() == "1" else 1
@@ -40,8 +41,7 @@ def device_nonrot(major, minor, sysfs="/sys"):
 def validate(profile, block_size=None):
     """VaaiError unless profile and block size are ones we offer."""
     if profile not in PROFILES:
-        raise VaaiError("unknown profile %r; use one of: %s"
-                        % (profile, ", ".join(PROFILES)))
+        raise VaaiError("unknown profile %r; use one of: %s" % (profile, ", ".join(PROFILES)))
     if block_size is not None and str(block_size) not in ("512", "4096"):
         raise VaaiError("block size %s: use 512 or 4096" % (block_size,))
 
@@ -56,8 +56,7 @@ def attributes(profile, path, block_size=None, can_unmap=True, sysfs="/sys"):
         attrs.update(emulate_tpu=0, emulate_tpws=0)
         return attrs
     attrs.setdefault("block_size", 512)
-    attrs.update(emulate_caw=1, emulate_3pc=1,
-                 is_nonrot=is_nonrot(path, sysfs))
+    attrs.update(emulate_caw=1, emulate_3pc=1, is_nonrot=is_nonrot(path, sysfs))
     if can_unmap:
         attrs.update(emulate_tpu=1, emulate_tpws=1)
     return attrs

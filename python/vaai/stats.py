@@ -6,6 +6,7 @@ turns two readings into rates, and renders a table, JSON or the Prometheus
 text format.  Reading takes a
 configfs root so the host tests can point it at a fake tree.
 """
+
 import glob
 import json
 import os
@@ -47,19 +48,17 @@ RATES = (
 HELP = {
     "in_flight": "requests at the backing store now (esxtop ACTV)",
     "rw_deferred": "file-store READ and WRITE commands that could not be issued "
-                   "without blocking and went to the workqueue",
+    "without blocking and went to the workqueue",
     "ats": "COMPARE AND WRITE commands completed (esxtop ATS)",
     "ats_miscompare": "COMPARE AND WRITE commands that miscompared (ATSF)",
     "ats_failed": "COMPARE AND WRITE commands failed other than by a miscompare",
     "zero": "WRITE SAME commands (and ODX zero-token writes) completed (ZERO)",
     "zero_failed": "WRITE SAME commands (and ODX zero-token writes) failed (ZERO_F)",
     "zero_bytes": "bytes written or zeroed by WRITE SAME or the ODX zero token",
-    "clone_read": "EXTENDED COPY or WRITE USING TOKEN commands that read this LUN "
-                  "(CLONE_RD)",
-    "clone_write": "EXTENDED COPY or WRITE USING TOKEN commands that wrote this LUN "
-                   "(CLONE_WR)",
+    "clone_read": "EXTENDED COPY or WRITE USING TOKEN commands that read this LUN (CLONE_RD)",
+    "clone_write": "EXTENDED COPY or WRITE USING TOKEN commands that wrote this LUN (CLONE_WR)",
     "clone_failed": "EXTENDED COPY or WRITE USING TOKEN commands sent to this LUN that "
-                    "failed (CLONE_F)",
+    "failed (CLONE_F)",
     "clone_read_bytes": "bytes copied out of this LUN by EXTENDED COPY or ODX",
     "clone_write_bytes": "bytes copied into this LUN by EXTENDED COPY or ODX",
     "odx_tokens": "ODX tokens POPULATE TOKEN made of this LUN's blocks",
@@ -84,11 +83,10 @@ def read(root=CORE, names=None):
         if not os.path.isdir(attrib) or (names and name not in names):
             continue
         try:
-            c = {key: _read_int(os.path.join(attrib, "stats_" + key))
-                 for key, _ in COUNTERS}
+            c = {key: _read_int(os.path.join(attrib, "stats_" + key)) for key, _ in COUNTERS}
             block = _read_int(os.path.join(attrib, "block_size"))
         except (OSError, ValueError):
-            continue        # not enabled yet, or removed while we read
+            continue  # not enabled yet, or removed while we read
         c["zero_bytes"] = c["zero_blocks"] * block
         c["unmap_bytes"] = c["unmap_blocks"] * block
         out[name] = c
@@ -102,8 +100,7 @@ def rates(before, after, seconds):
         then = before.get(name)
         if then is None or seconds <= 0:
             continue
-        out[name] = {col: max(now[key] - then[key], 0) / 1e6 / seconds
-                     for col, key in RATES}
+        out[name] = {col: max(now[key] - then[key], 0) / 1e6 / seconds for col, key in RATES}
     return out
 
 
@@ -119,28 +116,32 @@ def table(counters, mbps=None):
             row += ["%.1f" % r[col] if r else "-" for col, _ in RATES]
         rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                       for i, (cell, w) in enumerate(zip(r, widths)))
-             for r in rows]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))
+        )
+        for r in rows
+    ]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 def as_json(counters, mbps=None):
-    doc = {name: dict(c, **({"mb_per_s": mbps[name]} if mbps and name in mbps else {}))
-           for name, c in counters.items()}
+    doc = {
+        name: dict(c, **({"mb_per_s": mbps[name]} if mbps and name in mbps else {}))
+        for name, c in counters.items()
+    }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
 def _label(value):
-    return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 def prometheus(counters):
     """The Prometheus text exposition format (version 0.0.4): one family
     per statistic (a counter, or a gauge for in_flight), a `backstore` label
     per LUN."""
-    keys = [k for k, _ in COUNTERS if not k.endswith("_blocks")] + \
-        ["zero_bytes", "unmap_bytes"]
+    keys = [k for k, _ in COUNTERS if not k.endswith("_blocks")] + ["zero_bytes", "unmap_bytes"]
     out = []
     for key in keys:
         gauge = key in GAUGES

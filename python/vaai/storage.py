@@ -1,4 +1,5 @@
 """The `vaai` storage object for rtslib-fb."""
+
 import errno
 import os
 
@@ -42,13 +43,16 @@ class VaaiStorageObject(tcm.StorageObject):
     or a device not yet there fails this LUN alone.
     """
 
-    def __init__(self, name, path=None, size=None, readonly=False, wwn=None,
-                 index=None, min_size=None):
-        if not os.path.isdir("/sys/kernel/config/target/core") or \
-                not os.path.isdir("/sys/module/%s" % MODULE):
-            raise VaaiError("the %s module is not loaded: run 'modprobe %s' "
-                            "(or insmod build/module/%s/%s.ko)"
-                            % (MODULE, MODULE, os.uname().release, MODULE))
+    def __init__(
+        self, name, path=None, size=None, readonly=False, wwn=None, index=None, min_size=None
+    ):
+        if not os.path.isdir("/sys/kernel/config/target/core") or not os.path.isdir(
+            "/sys/module/%s" % MODULE
+        ):
+            raise VaaiError(
+                "the %s module is not loaded: run 'modprobe %s' "
+                "(or insmod build/module/%s/%s.ko)" % (MODULE, MODULE, os.uname().release, MODULE)
+            )
         if path is None:
             super().__init__(name, "lookup", index)
             return
@@ -74,9 +78,10 @@ class VaaiStorageObject(tcm.StorageObject):
                 self._set_udev_path(path)
                 self._enable()
             except OSError as e:
-                raise VaaiError("cannot create vaai/%s on %s: %s (%s)"
-                                % (self.name, path, klog.why(e),
-                                   os.strerror(e.errno or errno.EIO))) from e
+                raise VaaiError(
+                    "cannot create vaai/%s on %s: %s (%s)"
+                    % (self.name, path, klog.why(e), os.strerror(e.errno or errno.EIO))
+                ) from e
         super()._configure(wwn)
 
     def resize(self):
@@ -88,8 +93,9 @@ class VaaiStorageObject(tcm.StorageObject):
             try:
                 self._control("resize=1")
             except OSError as e:
-                raise VaaiError("cannot resize vaai/%s: %s"
-                                % (self.name, klog.why(e, naming=path))) from e
+                raise VaaiError(
+                    "cannot resize vaai/%s: %s" % (self.name, klog.why(e, naming=path))
+                ) from e
 
     def set_attribute(self, attribute, value):
         super().set_attribute(attribute, value)
@@ -141,15 +147,18 @@ def _check_saved_store(name, path, min_size):
     try:
         have = store_bytes(path)
     except FileNotFoundError:
-        raise VaaiError("vaai/%s: %s does not exist (a restore does not create a "
-                        "store: mount or attach what holds it, then restore again)"
-                        % (name, path)) from None
+        raise VaaiError(
+            "vaai/%s: %s does not exist (a restore does not create a "
+            "store: mount or attach what holds it, then restore again)" % (name, path)
+        ) from None
     except OSError as e:
         raise VaaiError("vaai/%s: cannot open %s: %s" % (name, path, e.strerror)) from e
     if have < min_size:
-        raise VaaiError("vaai/%s: %s holds %d bytes, fewer than the %d saved; a "
-                        "store that shrank is not restored (the LUN would lose "
-                        "blocks the hosts wrote)" % (name, path, have, min_size))
+        raise VaaiError(
+            "vaai/%s: %s holds %d bytes, fewer than the %d saved; a "
+            "store that shrank is not restored (the LUN would lose "
+            "blocks the hosts wrote)" % (name, path, have, min_size)
+        )
 
 
 def _register():

@@ -11,6 +11,7 @@ targetcli`) also loads the module first and works without the hook.
     /> /backstores/vaai create ds1 /srv/ds1.img size=2T
     /> /iscsi/iqn.../tpg1/luns create /backstores/vaai/ds1
 """
+
 import os
 import runpy
 import stat
@@ -27,6 +28,7 @@ def install(ub=None):
     """Give targetcli's /backstores a `vaai` child (once per process);
     ub is targetcli.ui_backstore, imported here when not given."""
     from configshell_fb import ExecutionError
+
     if ub is None:
         from targetcli import ui_backstore as ub
 
@@ -36,39 +38,59 @@ def install(ub=None):
     class UIVaaiStorageObject(ub.UIStorageObject):
         def summary(self):
             so = self.rtsnode
-            return ("%s (%s) %s%s %s" % (so.path_name, ub.bytes_to_human(so.size),
-                                         "ro " if so.readonly else "", so.store,
-                                         so.status), True)
+            return (
+                "%s (%s) %s%s %s"
+                % (
+                    so.path_name,
+                    ub.bytes_to_human(so.size),
+                    "ro " if so.readonly else "",
+                    so.store,
+                    so.status,
+                ),
+                True,
+            )
 
     class UIVaaiBackstore(ub.UIBackstore):
         def __init__(self, parent):
             self.so_cls = UIVaaiStorageObject
             ub.UIBackstore.__init__(self, PLUGIN, parent)
 
-        def ui_command_create(self, name, file_or_dev, size=None, readonly=None,
-                              wwn=None, profile=None, block_size=None):
-            '''
+        def ui_command_create(
+            self,
+            name,
+            file_or_dev,
+            size=None,
+            readonly=None,
+            wwn=None,
+            profile=None,
+            block_size=None,
+        ):
+            """
             Creates a vaai storage object (target_core_vaai: COMPARE AND
             WRITE, WRITE SAME, UNMAP and EXTENDED COPY in the kernel).
             "file_or_dev" is a block device, or a file; a file that does not
             exist is created sparse with "size" (64M, 10G, 2T).  "profile"
             is esxi (default: 512-byte blocks, thin provisioning, ATS and
             third-party copy on) or plain (LIO's defaults).
-            '''
+            """
             self.assert_root()
             try:
                 so = backstore.create(
-                    name, os.path.expanduser(file_or_dev), size=size,
+                    name,
+                    os.path.expanduser(file_or_dev),
+                    size=size,
                     readonly=self.ui_eval_param(readonly, "bool", False),
                     wwn=self.ui_eval_param(wwn, "string", None),
                     profile=self.ui_eval_param(profile, "string", "esxi"),
-                    block_size=self.ui_eval_param(block_size, "number", None))
+                    block_size=self.ui_eval_param(block_size, "number", None),
+                )
             except VaaiError as e:
                 raise ExecutionError(str(e))
             ui_so = UIVaaiStorageObject(so, self)
-            self.shell.log.info("Created vaai %s on %s (%s, %s store)."
-                                % (name, so.path_name, ub.bytes_to_human(so.size),
-                                   so.store))
+            self.shell.log.info(
+                "Created vaai %s on %s (%s, %s store)."
+                % (name, so.path_name, ub.bytes_to_human(so.size), so.store)
+            )
             return self.new_node(ui_so)
 
         def ui_complete_create(self, parameters, text, current_param):
@@ -86,6 +108,7 @@ def install(ub=None):
 
     def _user_backstores(self):
         from gi.repository import GLib
+
         try:
             found = list(user_backstores(self))
         except GLib.Error:

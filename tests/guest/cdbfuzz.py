@@ -8,24 +8,37 @@ it, 2^32 - 1, 2^64 - 1, the limits the LUN reports) and parameter lists built
 right and then mutated; the rest are random CDBs of any opcode, and random
 mutations of earlier CDBs.  The data-out length often disagrees with what
 the CDB asks for."""
+
 import random
 import struct
 
-from scsi import (CHECK_CONDITION, GOOD, ROD_TOKEN_BODY, ROD_TYPE_AUR, cscd_e4, seg_b2b,
-                  unmap_list, xcopy_list, zero_token)
+from scsi import (
+    CHECK_CONDITION,
+    GOOD,
+    ROD_TOKEN_BODY,
+    ROD_TYPE_AUR,
+    cscd_e4,
+    seg_b2b,
+    unmap_list,
+    xcopy_list,
+    zero_token,
+)
 
 # Commands that would change the nexus or the LUN for every later command
 # (reservations, mode and log pages, ALUA state, firmware): not parsed by
 # the backend, and they would leave the rest of the run testing a LUN in
 # another state.
-UNSAFE = {0x04, 0x15, 0x16, 0x17, 0x1D, 0x3B, 0x4C, 0x55, 0x56, 0x57, 0x5F,
-          0xA4, 0xB5}
+UNSAFE = {0x04, 0x15, 0x16, 0x17, 0x1D, 0x3B, 0x4C, 0x55, 0x56, 0x57, 0x5F, 0xA4, 0xB5}
 # Sense keys a healthy LUN may answer a bad command with.  MEDIUM ERROR,
 # HARDWARE ERROR or NOT READY (LIO's catch-all LOGICAL UNIT COMMUNICATION
 # FAILURE) would mean a command reached the store it should not have, or
 # got a generic answer.
-ALLOWED_KEYS = {0x05: "ILLEGAL REQUEST", 0x06: "UNIT ATTENTION",
-                0x0A: "COPY ABORTED", 0x0E: "MISCOMPARE"}
+ALLOWED_KEYS = {
+    0x05: "ILLEGAL REQUEST",
+    0x06: "UNIT ATTENTION",
+    0x0A: "COPY ABORTED",
+    0x0E: "MISCOMPARE",
+}
 # Largest data transfer one SG_IO may carry through tcm_loop.
 MAX_XFER = 1 << 20
 # CDB length by group code (SPC-4 4.2.5.1); 0 for the reserved groups.
@@ -42,7 +55,7 @@ class Lun:
     def __init__(self, nr_blocks, block_size, naas, max_ws, max_unmap):
         self.nr_blocks = nr_blocks
         self.block_size = block_size
-        self.naas = naas                  # NAAs to name in CSCD descriptors
+        self.naas = naas  # NAAs to name in CSCD descriptors
         self.max_ws = max_ws
         self.max_unmap = max_unmap
 
@@ -77,14 +90,41 @@ class Generator:
 
     def lba(self):
         n = self.lun.nr_blocks
-        return self.rng.choice([0, 1, n - 1, n, n + 1, n - 2, self.rng.randrange(n),
-                                self.rng.randrange(n), 2**31, 2**32 - 1, 2**32,
-                                2**63, 2**64 - 1, 2**64 - n])
+        return self.rng.choice(
+            [
+                0,
+                1,
+                n - 1,
+                n,
+                n + 1,
+                n - 2,
+                self.rng.randrange(n),
+                self.rng.randrange(n),
+                2**31,
+                2**32 - 1,
+                2**32,
+                2**63,
+                2**64 - 1,
+                2**64 - n,
+            ]
+        )
 
     def count(self, bits=32, limit=None):
         top = (1 << bits) - 1
-        picks = [0, 1, 2, 8, self.rng.randrange(1, 64), self.rng.randrange(1, 64),
-                 255, 256, self.lun.nr_blocks, self.lun.nr_blocks + 1, top, top - 1]
+        picks = [
+            0,
+            1,
+            2,
+            8,
+            self.rng.randrange(1, 64),
+            self.rng.randrange(1, 64),
+            255,
+            256,
+            self.lun.nr_blocks,
+            self.lun.nr_blocks + 1,
+            top,
+            top - 1,
+        ]
         if limit:
             picks += [limit, limit + 1]
         return min(self.rng.choice(picks), top)
@@ -109,8 +149,9 @@ class Generator:
 
     def compare_and_write(self):
         nb = self.count(8)
-        cdb = struct.pack(">BBQ3xBBB", 0x89, self.rng.choice([0, 0, 0x08, 0xE0, 0xFF]),
-                          self.lba(), nb, 0, 0)
+        cdb = struct.pack(
+            ">BBQ3xBBB", 0x89, self.rng.choice([0, 0, 0x08, 0xE0, 0xFF]), self.lba(), nb, 0, 0
+        )
         right = 2 * nb * self.lun.block_size
         return Command(cdb, self.payload(self.data_len(right)), kind="caw")
 
@@ -120,31 +161,42 @@ class Generator:
         if self.rng.random() < 0.5:
             cdb = struct.pack(">BBQIBB", 0x93, flags, self.lba(), nb, 0, 0)
         else:
-            cdb = struct.pack(">BBIBHB", 0x41, flags, self.lba() & 0xFFFFFFFF, 0,
-                              nb & 0xFFFF, 0)
+            cdb = struct.pack(">BBIBHB", 0x41, flags, self.lba() & 0xFFFFFFFF, 0, nb & 0xFFFF, 0)
         bs = self.lun.block_size
         fill = self.rng.choice([bytes(1), b"\xa5", None])
         return Command(cdb, self.payload(self.data_len(bs), fill), kind="write_same")
 
     def unmap(self):
-        descs = [(self.lba(), self.count(32, self.lun.max_unmap))
-                 for _ in range(self.rng.choice([0, 1, 1, 2, 5, 64]))]
+        descs = [
+            (self.lba(), self.count(32, self.lun.max_unmap))
+            for _ in range(self.rng.choice([0, 1, 1, 2, 5, 64]))
+        ]
         params = self.mutate_bytes(unmap_list(descs), light=True)
-        cdb = struct.pack(">BBxxxxBHB", 0x42, self.rng.choice([0, 0, 1]), 0,
-                          self.data_len(len(params)), 0)
-        return Command(cdb, params[:struct.unpack(">H", cdb[7:9])[0]], kind="unmap")
+        cdb = struct.pack(
+            ">BBxxxxBHB", 0x42, self.rng.choice([0, 0, 1]), 0, self.data_len(len(params)), 0
+        )
+        return Command(cdb, params[: struct.unpack(">H", cdb[7:9])[0]], kind="unmap")
 
     def xcopy(self):
         bs = self.lun.block_size
-        cscds = [cscd_e4(self.rng.choice(self.lun.naas),
-                         self.rng.choice([bs, bs, 512, 4096, 0]))
-                 for _ in range(self.rng.choice([0, 1, 2, 2, 3, 33]))]
-        segs = [seg_b2b(self.rng.choice([0, 1, 2, 0xFFFF]), self.rng.choice([0, 1, 2]),
-                        self.rng.choice([0, 1, 8, 64, 0xFFFF]), self.lba(), self.lba(),
-                        dc=self.rng.random() < 0.2)
-                for _ in range(self.rng.choice([0, 1, 1, 2, 4]))]
-        params = xcopy_list(cscds, segs, list_id=self.rng.randrange(256),
-                            usage=self.rng.choice([0, 2, 3, 3, 1]))
+        cscds = [
+            cscd_e4(self.rng.choice(self.lun.naas), self.rng.choice([bs, bs, 512, 4096, 0]))
+            for _ in range(self.rng.choice([0, 1, 2, 2, 3, 33]))
+        ]
+        segs = [
+            seg_b2b(
+                self.rng.choice([0, 1, 2, 0xFFFF]),
+                self.rng.choice([0, 1, 2]),
+                self.rng.choice([0, 1, 8, 64, 0xFFFF]),
+                self.lba(),
+                self.lba(),
+                dc=self.rng.random() < 0.2,
+            )
+            for _ in range(self.rng.choice([0, 1, 1, 2, 4]))
+        ]
+        params = xcopy_list(
+            cscds, segs, list_id=self.rng.randrange(256), usage=self.rng.choice([0, 2, 3, 3, 1])
+        )
         params = self.mutate_bytes(params, light=True)
         n = self.data_len(len(params))
         cdb = struct.pack(">BB8xIBB", 0x83, self.rng.choice([0, 0, 0, 1, 0x1C]), n, 0, 0)
@@ -154,23 +206,44 @@ class Generator:
         """POPULATE TOKEN or WRITE USING TOKEN with ranges drawn as the
         other lists' are; the token the zero token or a made-up one (a real
         one is refused as unknown once a bit changes, test_odx_refusals)."""
-        ranges = b"".join(struct.pack(">QI4x", self.lba(), self.count(32))
-                          for _ in range(self.rng.choice([0, 1, 1, 2, 64, 65])))
+        ranges = b"".join(
+            struct.pack(">QI4x", self.lba(), self.count(32))
+            for _ in range(self.rng.choice([0, 1, 1, 2, 64, 65]))
+        )
         flags = self.rng.choice([0, 0, 1, 2, 3, 0xFF])
         if self.rng.random() < 0.5:
             sa = 0x10
-            params = struct.pack(">HBBIIHH", 14 + len(ranges), flags, 0,
-                                 self.rng.choice([0, 1, 60, 3600, 3601, 2**32 - 1]),
-                                 self.rng.choice([0, ROD_TYPE_AUR, 0xFFFF0001, 0x800000]),
-                                 0, len(ranges)) + ranges
+            params = (
+                struct.pack(
+                    ">HBBIIHH",
+                    14 + len(ranges),
+                    flags,
+                    0,
+                    self.rng.choice([0, 1, 60, 3600, 3601, 2**32 - 1]),
+                    self.rng.choice([0, ROD_TYPE_AUR, 0xFFFF0001, 0x800000]),
+                    0,
+                    len(ranges),
+                )
+                + ranges
+            )
         else:
             sa = 0x11
-            token = self.rng.choice([
-                zero_token(), struct.pack(">IxxH", ROD_TYPE_AUR, ROD_TOKEN_BODY) +
-                self.payload(504), self.payload(512)])
-            params = (struct.pack(">HB5xQ", 534 + len(ranges), flags,
-                                  self.rng.choice([0, 1, 2**32, 2**64 - 1]))
-                      + token + bytes(6) + struct.pack(">H", len(ranges)) + ranges)
+            token = self.rng.choice(
+                [
+                    zero_token(),
+                    struct.pack(">IxxH", ROD_TYPE_AUR, ROD_TOKEN_BODY) + self.payload(504),
+                    self.payload(512),
+                ]
+            )
+            params = (
+                struct.pack(
+                    ">HB5xQ", 534 + len(ranges), flags, self.rng.choice([0, 1, 2**32, 2**64 - 1])
+                )
+                + token
+                + bytes(6)
+                + struct.pack(">H", len(ranges))
+                + ranges
+            )
         params = self.mutate_bytes(params, light=True)
         n = self.data_len(len(params))
         cdb = struct.pack(">BB4xIIBB", 0x83, sa, self.rng.randrange(4), n, 0, 0)
@@ -180,25 +253,49 @@ class Generator:
         """The commands that answer with data: field values and allocation
         lengths from small to past what was asked."""
         alloc = self.rng.choice([0, 1, 4, 8, 24, 32, 255, 512, 4096, 65535])
-        cdb = self.rng.choice([
-            struct.pack(">BBQIBB", 0x9E, 0x12, self.lba(), alloc, 0, 0),
-            struct.pack(">BBBBHBxBB", 0xA3, 0x0C, self.rng.choice([0, 1, 2, 3, 0x80, 0x87]),
-                        self.rng.choice([0x89, 0x93, 0x83, 0x84, 0x9E, 0x42, 0xFF]),
-                        self.rng.choice([0, 0x12, 0x0C, 3, 0xFFFF]), 0, 0, 0) + b"",
-            struct.pack(">BBB7xIBB", 0x84, self.rng.choice([0, 1, 3, 4, 5, 7, 0x1F]),
-                        self.rng.randrange(256), alloc, 0, 0),
-            struct.pack(">BBBHB", 0x12, self.rng.choice([0, 1, 1, 3]),
-                        self.rng.choice([0x00, 0x80, 0x83, 0x86, 0x8F, 0xB0, 0xB1, 0xB2,
-                                         0xFF]), min(alloc, 0xFFFF), 0),
-            struct.pack(">BBQIBB", 0x9E, 0x10, self.lba(), alloc, 0, 0),
-        ])
-        if cdb[0] == 0xA3:      # allocation length in bytes 6-9
+        cdb = self.rng.choice(
+            [
+                struct.pack(">BBQIBB", 0x9E, 0x12, self.lba(), alloc, 0, 0),
+                struct.pack(
+                    ">BBBBHBxBB",
+                    0xA3,
+                    0x0C,
+                    self.rng.choice([0, 1, 2, 3, 0x80, 0x87]),
+                    self.rng.choice([0x89, 0x93, 0x83, 0x84, 0x9E, 0x42, 0xFF]),
+                    self.rng.choice([0, 0x12, 0x0C, 3, 0xFFFF]),
+                    0,
+                    0,
+                    0,
+                )
+                + b"",
+                struct.pack(
+                    ">BBB7xIBB",
+                    0x84,
+                    self.rng.choice([0, 1, 3, 4, 5, 7, 0x1F]),
+                    self.rng.randrange(256),
+                    alloc,
+                    0,
+                    0,
+                ),
+                struct.pack(
+                    ">BBBHB",
+                    0x12,
+                    self.rng.choice([0, 1, 1, 3]),
+                    self.rng.choice([0x00, 0x80, 0x83, 0x86, 0x8F, 0xB0, 0xB1, 0xB2, 0xFF]),
+                    min(alloc, 0xFFFF),
+                    0,
+                ),
+                struct.pack(">BBQIBB", 0x9E, 0x10, self.lba(), alloc, 0, 0),
+            ]
+        )
+        if cdb[0] == 0xA3:  # allocation length in bytes 6-9
             cdb = cdb[:6] + struct.pack(">I", alloc) + b"\x00\x00"
         return Command(cdb, data_in_len=min(self.data_len(alloc), MAX_XFER), kind="data_in")
 
     def rw(self):
-        op = self.rng.choice([0x28, 0x2A, 0x88, 0x8A, 0xA8, 0xAA, 0x2F, 0x8F, 0xAF,
-                              0x35, 0x91, 0x08, 0x0A])
+        op = self.rng.choice(
+            [0x28, 0x2A, 0x88, 0x8A, 0xA8, 0xAA, 0x2F, 0x8F, 0xAF, 0x35, 0x91, 0x08, 0x0A]
+        )
         nb = self.count(16 if op in (0x28, 0x2A, 0x2F, 0x35) else 8 if op < 0x20 else 32)
         lba = self.lba()
         flags = self.rng.choice([0, 0, 0x08, 0x02, 0x06, 0xE0])
@@ -268,9 +365,16 @@ class Generator:
         return Command(cdb, data_in_len=base.data_in_len, kind="mutated")
 
     def next(self):
-        makers = [(self.compare_and_write, 3), (self.write_same, 3), (self.unmap, 3),
-                  (self.xcopy, 4), (self.odx, 3), (self.data_in, 3), (self.rw, 3),
-                  (self.random_cdb, 3)]
+        makers = [
+            (self.compare_and_write, 3),
+            (self.write_same, 3),
+            (self.unmap, 3),
+            (self.xcopy, 4),
+            (self.odx, 3),
+            (self.data_in, 3),
+            (self.rw, 3),
+            (self.random_cdb, 3),
+        ]
         if self.history:
             makers.append((self.mutated, 4))
         fn = self.rng.choices([m for m, _ in makers], [w for _, w in makers])[0]
@@ -289,7 +393,9 @@ def check_answer(cmd, res):
     lands inside the CDB or the parameter list; never a transport error."""
     if res.host_status or res.driver_status & ~DRIVER_SENSE:
         return "transport error host_status=0x%x driver_status=0x%x" % (
-            res.host_status, res.driver_status)
+            res.host_status,
+            res.driver_status,
+        )
     if res.status == CONDITION_MET and cmd.cdb[0] in PREFETCH:
         return None
     if res.status == GOOD:
@@ -318,13 +424,16 @@ def check_sense(cmd, b):
             if pos + 2 > end or pos + 2 + b[pos + 1] > end:
                 return "descriptor at %d runs past the sense" % pos
             if b[pos] == 0x02:
-                sks = b[pos + 4:pos + 7]
+                sks = b[pos + 4 : pos + 7]
             pos += 2 + b[pos + 1]
     else:
         return "sense response code 0x%02x" % code
     if key not in ALLOWED_KEYS:
-        return "sense key 0x%x (asc 0x%02x ascq 0x%02x)" % (key, asc, b[13] if code < 0x72
-                                                           else b[3])
+        return "sense key 0x%x (asc 0x%02x ascq 0x%02x)" % (
+            key,
+            asc,
+            b[13] if code < 0x72 else b[3],
+        )
     if key == 0x05 and not asc:
         return "ILLEGAL REQUEST without an additional sense code"
     if key == 0x05 and len(sks) == 3 and sks[0] & 0x80:
@@ -332,5 +441,8 @@ def check_sense(cmd, b):
         limit = len(cmd.cdb) if sks[0] & 0x40 else cmd.param_len
         if field >= limit:
             return "field pointer %d (C/D=%d) past the %d bytes sent" % (
-                field, bool(sks[0] & 0x40), limit)
+                field,
+                bool(sks[0] & 0x40),
+                limit,
+            )
     return None

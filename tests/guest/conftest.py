@@ -14,6 +14,7 @@ send data-out of the wrong length, carry sense with an INFORMATION field
 or a parameter-list field pointer, or depend on the initiator's identity
 (nexus, ACL, reservation).  A refusal of a CDB field travels the same path
 whatever the field, so the rest run over tcm_loop only."""
+
 import itertools
 import os
 import subprocess
@@ -27,11 +28,20 @@ from rtslib_fb import RTSRoot  # noqa: E402
 from rtslib_fb.utils import RTSLibNotInCFS  # noqa: E402
 
 import fabrics  # noqa: E402
-from scsi import (clear_unit_attention, expect_good, read_blocks,  # noqa: E402
-                  write_blocks)
+from scsi import (
+    clear_unit_attention,
+    expect_good,
+    read_blocks,  # noqa: E402
+    write_blocks,
+)
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import (export_iscsi, export_loopback, find_disk, sg_of,  # noqa: E402
-                         unexport)
+from vaai.export import (
+    export_iscsi,
+    export_loopback,
+    find_disk,
+    sg_of,  # noqa: E402
+    unexport,
+)
 
 SCRATCH = os.environ.get("VAAI_SCRATCH", "/run/vaai")
 STORES = ("file", "bdev")
@@ -43,8 +53,9 @@ def sh(*argv, check=True):
     """Run a command; its stdout as text."""
     p = subprocess.run(argv, capture_output=True, text=True)
     if check and p.returncode:
-        raise AssertionError("%s failed (%d): %s%s" % (" ".join(argv), p.returncode,
-                                                       p.stdout, p.stderr))
+        raise AssertionError(
+            "%s failed (%d): %s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr)
+        )
     return p.stdout
 
 
@@ -52,7 +63,7 @@ def write(lun, lba, data):
     """data written to lun from lba on, in WRITEs of at most 1 MiB."""
     bs = lun.block_size
     for off in range(0, len(data), MiB):
-        expect_good(write_blocks(lun.sg, lba + off // bs, data[off:off + MiB], bs))
+        expect_good(write_blocks(lun.sg, lba + off // bs, data[off : off + MiB], bs))
 
 
 def fill(lun, lba, nblocks):
@@ -65,9 +76,12 @@ def fill(lun, lba, nblocks):
 def read(lun, lba, nblocks):
     """nblocks of lun from lba on, in READs of at most 1 MiB."""
     bs = lun.block_size
-    return b"".join(expect_good(read_blocks(lun.sg, lba + off // bs,
-                                            min(MiB, nblocks * bs - off) // bs, bs)).data
-                    for off in range(0, nblocks * bs, MiB))
+    return b"".join(
+        expect_good(
+            read_blocks(lun.sg, lba + off // bs, min(MiB, nblocks * bs - off) // bs, bs)
+        ).data
+        for off in range(0, nblocks * bs, MiB)
+    )
 
 
 def drop_caches():
@@ -92,8 +106,7 @@ def cached_bytes(path):
     return int(out.split()[0])
 
 
-MODULE = os.environ.get("VAAI_MODULE", "build/module/%s/target_core_vaai.ko"
-                        % os.uname().release)
+MODULE = os.environ.get("VAAI_MODULE", "build/module/%s/target_core_vaai.ko" % os.uname().release)
 
 
 def module_loaded():
@@ -118,7 +131,7 @@ class Lun:
         self.disk = disk
         self.sg = sg_of(self.disk)
         self.nr_blocks = so.size // block_size
-        self.nexus = [self]       # the LUNs of the test one I_T nexus sees
+        self.nexus = [self]  # the LUNs of the test one I_T nexus sees
 
     @property
     def last_lba(self):
@@ -176,11 +189,15 @@ def pytest_runtest_setup(item):
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "stores(*names): run on these stores (file, bdev, xfs) only; on a "
-        "module (pytestmark) for all its tests, on a test for that test")
+        "markers",
+        "stores(*names): run on these stores (file, bdev, xfs) only; on a "
+        "module (pytestmark) for all its tests, on a test for that test",
+    )
     config.addinivalue_line(
-        "markers", "over_fabrics(*names): also run on the file store over these "
-        "fabrics (none named: every fabric selected)")
+        "markers",
+        "over_fabrics(*names): also run on the file store over these "
+        "fabrics (none named: every fabric selected)",
+    )
 
 
 def pytest_generate_tests(metafunc):
@@ -196,10 +213,17 @@ def pytest_generate_tests(metafunc):
     if over:
         # the fabric carries the same commands to either store: the file
         # store stands for both
-        combos += [("file", name) for name in fabrics.selected()
-                   if name != "loop" and (not over.args or name in over.args)]
-    metafunc.parametrize(("store", "fabric"), combos, indirect=True,
-                         ids=["%s-%s" % c if c[1] != "loop" else c[0] for c in combos])
+        combos += [
+            ("file", name)
+            for name in fabrics.selected()
+            if name != "loop" and (not over.args or name in over.args)
+        ]
+    metafunc.parametrize(
+        ("store", "fabric"),
+        combos,
+        indirect=True,
+        ids=["%s-%s" % c if c[1] != "loop" else c[0] for c in combos],
+    )
 
 
 @pytest.fixture
@@ -249,21 +273,24 @@ def make_lun(store, fabric, request):
     nexus, whatever the fabric."""
     made = []
 
-    def make(size=64 * MiB, block_size=512, readonly=False, fill=None, beside=None,
-             own_nexus=False):
+    def make(
+        size=64 * MiB, block_size=512, readonly=False, fill=None, beside=None, own_nexus=False
+    ):
         where = request.getfixturevalue("xfs_scratch") if store == "xfs" else SCRATCH
         backing = Backing(store, size, fill, precreate=readonly, where=where)
         made.append((None, backing, None, None))
-        so = VaaiStorageObject("t%d" % next(_names), path=backing.path,
-                               size=None if backing.precreated else size,
-                               readonly=readonly)
+        so = VaaiStorageObject(
+            "t%d" % next(_names),
+            path=backing.path,
+            size=None if backing.precreated else size,
+            readonly=readonly,
+        )
         made[-1] = (so, backing, None, None)
         if block_size != 512:
             so.set_attribute("block_size", block_size)
         via = fabrics.get("loop") if own_nexus else fabric
         if beside is None and not own_nexus and via.name != "loop":
-            beside = next((l for _, _, _, l in reversed(made) if l and l.fabric is via),
-                          None)
+            beside = next((l for _, _, _, l in reversed(made) if l and l.fabric is via), None)
         disk = export_beside(so, beside) if beside else via.export(so)
         lun = Lun(so, backing, block_size, via, disk)
         if beside:
@@ -359,8 +386,7 @@ def nothing_touched_after_completion():
     The kernel log names the call and its caller."""
     before = late_calls()
     yield
-    assert late_calls() == before, \
-        "a command was touched after its completion: see the kernel log"
+    assert late_calls() == before, "a command was touched after its completion: see the kernel log"
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,5 @@
 """Running vaaictl from this tree in the guest tests."""
+
 import contextlib
 import io
 import os
@@ -31,13 +32,13 @@ def vaaictl(*args, check=True, env=None, own_process=False):
     else:
         e = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
         e.update(env or {})
-        p = subprocess.run([sys.executable, "-m", "vaai"] + argv,
-                           capture_output=True, text=True, env=e)
+        p = subprocess.run(
+            [sys.executable, "-m", "vaai"] + argv, capture_output=True, text=True, env=e
+        )
         rc, out, err = p.returncode, p.stdout, p.stderr
     bs_cache.clear()
     if check and rc:
-        raise AssertionError("vaaictl %s failed (%d): %s%s"
-                             % (" ".join(argv), rc, out, err))
+        raise AssertionError("vaaictl %s failed (%d): %s%s" % (" ".join(argv), rc, out, err))
     return rc, out, err
 
 

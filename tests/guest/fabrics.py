@@ -10,6 +10,7 @@ iSCSI and FC are set up once per test session: one TPG with an ACL for the
 guest's initiator; a test's LUNs are mapped into it (so they share one I_T
 nexus, as a host's datastore LUNs do) and rescanned, and unmapped after it.
 """
+
 import glob
 import itertools
 import os
@@ -30,8 +31,9 @@ ALL = ("loop", "iscsi", "fc")
 def sh(*argv):
     p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode:
-        raise AssertionError("%s failed (%d): %s%s" % (" ".join(argv), p.returncode,
-                                                       p.stdout, p.stderr))
+        raise AssertionError(
+            "%s failed (%d): %s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr)
+        )
     return p.stdout.strip()
 
 
@@ -52,8 +54,7 @@ class Loop:
             export_loopback(so)
         else:
             tpg = next(beside.so.attached_luns).parent_tpg
-            export_loopback(so, lun=max(x.lun for x in tpg.luns) + 1,
-                            wwn=tpg.parent_target.wwn)
+            export_loopback(so, lun=max(x.lun for x in tpg.luns) + 1, wwn=tpg.parent_target.wwn)
         return find_disk(so, self.driver)
 
     def unexport(self, so, disk):
@@ -66,6 +67,7 @@ class Loop:
 class _Shared:
     """One TPG and one ACL for this initiator; LUN numbers are never reused
     in a session, so a stale disk can never pass for a new LUN."""
+
     driver = None
 
     def __init__(self):
@@ -82,7 +84,7 @@ class _Shared:
         for lun in list(so.attached_luns):
             if lun.parent_tpg.path == self.tpg.path:
                 lun.delete()
-        unexport(so)                    # any other fabric a test added
+        unexport(so)  # any other fabric a test added
 
     def alive(self):
         return os.path.isdir(self.tpg.path)
@@ -128,8 +130,9 @@ class Fc(_Shared):
     def _wait_for_target(self, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for roles in glob.glob("/sys/class/fc_remote_ports/rport-%s:*/roles"
-                                   % self.host.replace("host", "")):
+            for roles in glob.glob(
+                "/sys/class/fc_remote_ports/rport-%s:*/roles" % self.host.replace("host", "")
+            ):
                 with open(roles) as f:
                     if "FCP Target" in f.read():
                         return
@@ -151,6 +154,7 @@ class TwoHosts:
     open-iscsi iface with a name of its own.  Each has an ACL; map() puts a
     storage object into one host's ACL, optionally read-only, and returns
     that host's /dev/sdX of it."""
+
     IQN = "iqn.2026-11.org.vaai:two-hosts"
     B_IFACE, B_IQN = "vaai-host-b", "iqn.1998-01.com.vmware:esx-b-5e11a5e0"
 
@@ -164,27 +168,24 @@ class TwoHosts:
         self.acls = {h: NodeACL(self.tpg, n) for h, n in self.names.items()}
         self.tpg.set_attribute("authentication", "0")
         self.tpg.enable = True
-        self.luns = {}              # storage object name -> TPG LUN
+        self.luns = {}  # storage object name -> TPG LUN
         self.mapped = {"A": 0, "B": 0}
         for host in self.names:
             self._initiator("login", host)
 
     def _initiator(self, op, host, check=True):
         env = dict(os.environ, ISCSI_IFACE=self.B_IFACE) if host == "B" else None
-        p = subprocess.run([INITIATOR, op, self.IQN], env=env, capture_output=True,
-                           text=True)
+        p = subprocess.run([INITIATOR, op, self.IQN], env=env, capture_output=True, text=True)
         if check and p.returncode:
             raise AssertionError("%s as host %s failed: %s" % (op, host, p.stderr))
 
     def map(self, so, host, readonly=False):
         if so.name not in self.luns:
             self.luns[so.name] = LUN(self.tpg, len(self.luns), storage_object=so)
-        MappedLUN(self.acls[host], self.mapped[host], self.luns[so.name],
-                  write_protect=readonly)
+        MappedLUN(self.acls[host], self.mapped[host], self.luns[so.name], write_protect=readonly)
         self.mapped[host] += 1
         sh("iscsiadm", "-m", "session", "-R")
-        return find_disk(so, "iscsi_tcp", timeout=30, target=self.IQN,
-                         initiator=self.names[host])
+        return find_disk(so, "iscsi_tcp", timeout=30, target=self.IQN, initiator=self.names[host])
 
     def close(self):
         for host in self.names:
@@ -215,6 +216,8 @@ def selected():
     names = [n for n in os.environ.get("VAAI_FABRICS", ",".join(ALL)).split(",") if n]
     unknown = set(names) - set(ALL)
     if unknown:
-        raise ValueError("VAAI_FABRICS: unknown fabric(s) %s; pick from %s"
-                         % (", ".join(sorted(unknown)), ", ".join(ALL)))
+        raise ValueError(
+            "VAAI_FABRICS: unknown fabric(s) %s; pick from %s"
+            % (", ".join(sorted(unknown)), ", ".join(ALL))
+        )
     return names

@@ -4,6 +4,7 @@ FaultDev is a device-mapper linear target over a loop device: fail() swaps
 its table for the error target (every I/O, flushes included, ends in EIO),
 mend() swaps the linear table back.  The data below is untouched either
 way, so what was on the device before the fault reads back after it."""
+
 import os
 
 from conftest import SCRATCH, sh

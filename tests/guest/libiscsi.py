@@ -2,6 +2,7 @@
 against one storage object exported over LIO's iSCSI target on
 127.0.0.1 (port 3261, or another for a second run beside it), and reading
 its results (CUnit's XML)."""
+
 import contextlib
 import os
 import subprocess
@@ -14,16 +15,23 @@ from vaai.export import export_iscsi
 IQN = "iqn.2026-11.org.vaai:libiscsi"
 PORT = 3261
 # The suite logs in as these two (the second for the reservation tests).
-INITIATORS = ("iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test",
-              "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test-2")
+INITIATORS = (
+    "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test",
+    "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test-2",
+)
+
 
 def export_demo(so, iqn, port):
     """so as LUN 0 of a TPG in demo mode: any initiator, read-write."""
     tpg = TPG(Target(FabricModule("iscsi"), iqn), 1)
     NetworkPortal(tpg, "127.0.0.1", port)
     LUN(tpg, 0, storage_object=so)
-    for name, value in (("authentication", 0), ("generate_node_acls", 1),
-                        ("demo_mode_write_protect", 0), ("cache_dynamic_acls", 1)):
+    for name, value in (
+        ("authentication", 0),
+        ("generate_node_acls", 1),
+        ("demo_mode_write_protect", 0),
+        ("cache_dynamic_acls", 1),
+    ):
         tpg.set_attribute(name, value)
     tpg.enable = True
 
@@ -45,14 +53,17 @@ def outcomes(xml_path):
                 continue
             bad = rec.find("CUNIT_RUN_TEST_FAILURE")
             test = "%s.%s" % (name, bad.findtext("TEST_NAME").strip())
-            why = "%s:%s %s" % (os.path.basename(bad.findtext("FILE_NAME").strip()),
-                                bad.findtext("LINE_NUMBER").strip(),
-                                bad.findtext("CONDITION").strip())
+            why = "%s:%s %s" % (
+                os.path.basename(bad.findtext("FILE_NAME").strip()),
+                bad.findtext("LINE_NUMBER").strip(),
+                bad.findtext("CONDITION").strip(),
+            )
             if out.get(test, "passed") == "passed":
                 out[test] = "failed: " + why
     for suite in root.iter("CUNIT_RUN_SUITE_FAILURE"):
-        out[suite.findtext("SUITE_NAME").strip() + ".*"] = \
+        out[suite.findtext("SUITE_NAME").strip() + ".*"] = (
             "failed: suite " + suite.findtext("FAILURE_REASON").strip()
+        )
     return out
 
 
@@ -62,12 +73,19 @@ def run_suite(tmp_path, iqn, port):
     families in turn (ALL, then SCSI, iSCSI and LINUX, whose tests are
     ALL's again), three times the work for no test more."""
     url = "iscsi://127.0.0.1:%d/%s/0" % (port, iqn)
-    p = subprocess.run(["iscsi-test-cu", "--dataloss", "--test", "ALL", "--xml", url],
-                       cwd=tmp_path,
-                       capture_output=True, text=True, timeout=1800)
+    p = subprocess.run(
+        ["iscsi-test-cu", "--dataloss", "--test", "ALL", "--xml", url],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     xml = tmp_path / "CUnitAutomated-Results.xml"
     assert xml.exists(), "iscsi-test-cu wrote no results (%d): %s%s" % (
-        p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+        p.returncode,
+        p.stdout[-2000:],
+        p.stderr[-2000:],
+    )
     return outcomes(xml), p.stdout + p.stderr
 
 

@@ -11,22 +11,26 @@ _CAW_256 = (
     "NUMBER OF LOGICAL BLOCKS carries as 0 beside 512 blocks of data-out; "
     "the data-out does not match the CDB (SAM-5 5.4.3): INVALID FIELD IN "
     "COMMAND INFORMATION UNIT, where the test wants INVALID FIELD IN CDB. "
-    "libiscsi 1.20 stops at 255 (its commit 33c66f2)")
+    "libiscsi 1.20 stops at 255 (its commit 33c66f2)"
+)
 _RESIDUALS = (
     "LIO core (target_cmd_size_check(), before any backend) refuses a write "
     "whose Expected Data Transfer Length differs from the CDB's with INVALID "
     "FIELD IN COMMAND INFORMATION UNIT, where the test wants GOOD and a "
-    "residual")
+    "residual"
+)
 _RESIDUALS_OURS = (
     "WRITE AND VERIFY is parsed by the backend (vaai_write_verify.c), which "
     "answers a data-out that differs from the CDB's transfer as LIO core "
     "answers one for WRITE (SAM-5 5.4.3 allows it): INVALID FIELD IN COMMAND "
     "INFORMATION UNIT. LIO passes the (12) test only by not implementing the "
-    "command (the test is skipped)")
+    "command (the test is skipped)"
+)
 _RESERVE6 = (
     "SPC-2 RESERVE(6) is LIO core's (target_core_pr.c): a reservation of a "
     "nexus that logged out, was lost or was reset is still in place when "
-    "the test's other initiator asks")
+    "the test's other initiator asks"
+)
 
 EXPECTED = {
     "CompareAndWrite.Simple": _CAW_256,
@@ -40,7 +44,8 @@ EXPECTED = {
     "iSCSIdatasn.iSCSIDataSnInvalid": (
         "LIO's iSCSI target (iscsi_target_mod, not the backend) completes a "
         "write whose Data-Out PDUs carry a wrong DataSN, where the test "
-        "wants it to fail"),
+        "wants it to fail"
+    ),
 }
 
 FLAKY = {

@@ -5,6 +5,7 @@ LUN of the same size: ours on a file on XFS and on a loop device, LIO's
 fileio on a file on XFS and iblock on a loop device, both with
 emulate_tpu=1 and emulate_tpws=1 (LIO's defaults leave UNMAP off).
 Results: build/libiscsi/KVER-SIDE.json, {test: "passed" | "failed: ..."}."""
+
 import json
 import os
 
@@ -22,8 +23,9 @@ OUT = "build/libiscsi"
 
 def make_so(backend, backing):
     if backend == "vaai":
-        return VaaiStorageObject("libiscsi", path=backing.path,
-                                 size=None if backing.precreated else SIZE)
+        return VaaiStorageObject(
+            "libiscsi", path=backing.path, size=None if backing.precreated else SIZE
+        )
     if backend == "fileio":
         so = FileIOStorageObject("libiscsi", backing.path, size=SIZE, write_back=False)
     else:
@@ -33,8 +35,9 @@ def make_so(backend, backing):
     return so
 
 
-@pytest.mark.parametrize("backend, kind", [
-    ("vaai", "xfs"), ("fileio", "xfs"), ("vaai", "bdev"), ("iblock", "bdev")])
+@pytest.mark.parametrize(
+    "backend, kind", [("vaai", "xfs"), ("fileio", "xfs"), ("vaai", "bdev"), ("iblock", "bdev")]
+)
 def test_report(backend, kind, request, tmp_path):
     where = request.getfixturevalue("xfs_scratch") if kind == "xfs" else SCRATCH
     backing = Backing(kind, SIZE, where=where, precreate=backend == "fileio")
@@ -42,8 +45,7 @@ def test_report(backend, kind, request, tmp_path):
     side = "%s-%s" % (backend, kind)
     os.makedirs(OUT, exist_ok=True)
     try:
-        results = suite_on(so, "demo", tmp_path, "%s/%s-%s.txt"
-                           % (OUT, os.uname().release, side))
+        results = suite_on(so, "demo", tmp_path, "%s/%s-%s.txt" % (OUT, os.uname().release, side))
     finally:
         unexport(so)
         so.delete()

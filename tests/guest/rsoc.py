@@ -1,17 +1,19 @@
 """REPORT SUPPORTED OPERATION CODES (SPC-4 6.35): sending it and reading
 its one-command and all-commands formats, for the suites that ask a LUN
 what it supports."""
+
 import struct
 
 from scsi import expect_good, sg_io
 
-SUPPORTED, NOT_SUPPORTED = 0x3, 0x1     # one-command format's SUPPORT field
+SUPPORTED, NOT_SUPPORTED = 0x3, 0x1  # one-command format's SUPPORT field
 ALLOC = 8192
 
 
 def cdb_rsoc(options=0, opcode=0, sa=0, alloc=ALLOC, rctd=False):
-    return struct.pack(">BBBBHIBB", 0xA3, 0x0C, (0x80 if rctd else 0) | options,
-                       opcode, sa, alloc, 0, 0)
+    return struct.pack(
+        ">BBBBHIBB", 0xA3, 0x0C, (0x80 if rctd else 0) | options, opcode, sa, alloc, 0, 0
+    )
 
 
 def rsoc(dev, data_in_len=None, **kw):
@@ -26,13 +28,13 @@ def report_all(dev, rctd=False):
     assert len(d) < ALLOC
     out, pos = {}, 4
     while pos < len(d):
-        op, sa, flags, cdb_len = struct.unpack(">BxHxBH", d[pos:pos + 8])
+        op, sa, flags, cdb_len = struct.unpack(">BxHxBH", d[pos : pos + 8])
         assert bool(flags & 0x02) == rctd, "CTDP of %02x" % op
         key = (op, sa if flags & 0x01 else None)
         assert key not in out, "%s listed twice" % (key,)
         tmo = None
         if rctd:
-            tmo = timeouts(d[pos + 8:pos + 20])
+            tmo = timeouts(d[pos + 8 : pos + 20])
         out[key] = (cdb_len, tmo)
         pos += 20 if rctd else 8
     assert pos == len(d)
@@ -53,8 +55,8 @@ def report_one(dev, options, opcode, sa=0, rctd=False):
     if support != SUPPORTED:
         return support, b"", None
     assert bool(d[1] & 0x80) == rctd
-    usage = d[4:4 + size]
+    usage = d[4 : 4 + size]
     assert len(usage) == size and usage[0] == opcode
-    tmo = timeouts(d[4 + size:4 + size + 12]) if rctd else None
+    tmo = timeouts(d[4 + size : 4 + size + 12]) if rctd else None
     assert len(d) == 4 + size + (12 if rctd else 0)
     return support, usage, tmo

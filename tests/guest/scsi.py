@@ -3,6 +3,7 @@
 sg3_utils print sense as text; the tests need the bytes, so this module
 sends CDBs itself and returns status, sense and data.
 """
+
 import struct
 from dataclasses import dataclass
 
@@ -20,13 +21,17 @@ class Sense:
     key: int
     asc: int
     ascq: int
-    info: int = None        # INFORMATION, when VALID (fixed) or present (descriptor)
-    sks: bytes = b""        # sense-key specific bytes, when SKSV is set
-    csi: int = None         # COMMAND-SPECIFIC INFORMATION (fixed: always there)
+    info: int = None  # INFORMATION, when VALID (fixed) or present (descriptor)
+    sks: bytes = b""  # sense-key specific bytes, when SKSV is set
+    csi: int = None  # COMMAND-SPECIFIC INFORMATION (fixed: always there)
 
     def __str__(self):
         return "key=0x%x asc=0x%02x ascq=0x%02x info=%s" % (
-            self.key, self.asc, self.ascq, self.info)
+            self.key,
+            self.asc,
+            self.ascq,
+            self.info,
+        )
 
 
 @dataclass
@@ -56,19 +61,20 @@ def decode_sense(b):
         info = struct.unpack(">I", b[3:7])[0] if b[0] & 0x80 else None
         sks = bytes(b[15:18]) if len(b) >= 18 and b[15] & 0x80 else b""
         csi = struct.unpack(">I", b[8:12])[0] if len(b) >= 12 else None
-        return Sense(b[2] & 0xF, b[12] if len(b) > 12 else 0,
-                     b[13] if len(b) > 13 else 0, info, sks, csi)
+        return Sense(
+            b[2] & 0xF, b[12] if len(b) > 12 else 0, b[13] if len(b) > 13 else 0, info, sks, csi
+        )
     if code in (0x72, 0x73):
         s = Sense(b[1] & 0xF, b[2], b[3])
         pos, end = 8, 8 + b[7]
         while pos + 2 <= min(end, len(b)):
             dtype, dlen = b[pos], b[pos + 1]
             if dtype == 0x00 and dlen >= 0x0A:
-                s.info = struct.unpack(">Q", b[pos + 4:pos + 12])[0]
+                s.info = struct.unpack(">Q", b[pos + 4 : pos + 12])[0]
             elif dtype == 0x01 and dlen >= 0x0A:
-                s.csi = struct.unpack(">Q", b[pos + 4:pos + 12])[0]
+                s.csi = struct.unpack(">Q", b[pos + 4 : pos + 12])[0]
             elif dtype == 0x02 and dlen >= 6 and b[pos + 4] & 0x80:
-                s.sks = bytes(b[pos + 4:pos + 7])
+                s.sks = bytes(b[pos + 4 : pos + 7])
             pos += 2 + dlen
         return s
     raise AssertionError("unknown sense response code 0x%02x: %s" % (code, b.hex()))
@@ -88,12 +94,14 @@ def expect_sense(res, key, asc, ascq):
     """CHECK CONDITION with exactly this sense key and ASC/ASCQ."""
     assert res.status == CHECK_CONDITION, "expected CHECK CONDITION, got %s" % res
     s = res.decoded()
-    assert (s.key, s.asc, s.ascq) == (key, asc, ascq), \
+    assert (s.key, s.asc, s.ascq) == (key, asc, ascq), (
         "expected key=0x%x asc=0x%02x ascq=0x%02x, got %s" % (key, asc, ascq, res)
+    )
     return s
 
 
 # --- CDB builders (SBC-4) -------------------------------------------------
+
 
 def cdb_read16(lba, nblocks, fua=False):
     return struct.pack(">BBQIBB", 0x88, 0x08 if fua else 0, lba, nblocks, 0, 0)
@@ -151,9 +159,10 @@ def write_blocks(dev, lba, data, block_size, fua=False):
     assert len(data) % block_size == 0
     step = SG_IO_MAX
     for off in range(0, max(len(data), 1), step):
-        chunk = data[off:off + step]
-        res = sg_io(dev, cdb_write16(lba + off // block_size, len(chunk) // block_size, fua),
-                    data_out=chunk)
+        chunk = data[off : off + step]
+        res = sg_io(
+            dev, cdb_write16(lba + off // block_size, len(chunk) // block_size, fua), data_out=chunk
+        )
         if res.status != GOOD or res.host_status:
             return res
     return res
@@ -206,7 +215,7 @@ def get_lba_status(dev, lba, alloc_len=4096):
         return None, res
     d = res.data
     n = (struct.unpack(">I", d[0:4])[0] - 4) // 16
-    out = [struct.unpack(">QIB", d[8 + 16 * i:8 + 16 * i + 13]) for i in range(n)]
+    out = [struct.unpack(">QIB", d[8 + 16 * i : 8 + 16 * i + 13]) for i in range(n)]
     return [(lba_, nb, st & 0x0F) for lba_, nb, st in out], res
 
 
@@ -216,25 +225,25 @@ def cdb_compare_and_write(lba, nblocks, flags=0):
 
 def compare_and_write(dev, lba, verify, write, block_size, flags=0):
     assert len(verify) == len(write) and len(verify) % block_size == 0
-    return sg_io(dev, cdb_compare_and_write(lba, len(verify) // block_size, flags),
-                 data_out=verify + write)
+    return sg_io(
+        dev, cdb_compare_and_write(lba, len(verify) // block_size, flags), data_out=verify + write
+    )
 
 
 # --- Third-party copy (SPC-4 6.4, 6.18) -----------------------------------
 
-XCOPY_NO_LIST_ID = 3       # LIST ID USAGE 11b: no list identifier, nothing held
+XCOPY_NO_LIST_ID = 3  # LIST ID USAGE 11b: no list identifier, nothing held
 
 
 def naa_of(dev):
     """The LU's NAA designator from the Device Identification VPD page."""
-    res = expect_good(sg_io(dev, struct.pack(">BBBHB", 0x12, 1, 0x83, 1024, 0),
-                            data_in_len=1024))
+    res = expect_good(sg_io(dev, struct.pack(">BBBHB", 0x12, 1, 0x83, 1024, 0), data_in_len=1024))
     d = res.data
     pos, end = 4, 4 + struct.unpack(">H", d[2:4])[0]
     while pos + 4 <= end:
         assoc_type, length = d[pos + 1], d[pos + 3]
-        if assoc_type & 0x3F == 0x03:       # association LU, designator type NAA
-            return bytes(d[pos + 4:pos + 4 + length])
+        if assoc_type & 0x3F == 0x03:  # association LU, designator type NAA
+            return bytes(d[pos + 4 : pos + 4 + length])
         pos += 4 + length
     raise AssertionError("no NAA designator in VPD 0x83 of %s" % dev)
 
@@ -243,27 +252,53 @@ def cscd_e4(naa, block_size, pdt=0, code=0xE4):
     """Identification CSCD descriptor (SPC-4 6.4.5.2), 32 bytes."""
     d = bytearray(32)
     d[0], d[1] = code, pdt
-    d[4], d[5], d[7] = 0x01, 0x03, len(naa)     # binary, LU, NAA
-    d[8:8 + len(naa)] = naa
+    d[4], d[5], d[7] = 0x01, 0x03, len(naa)  # binary, LU, NAA
+    d[8 : 8 + len(naa)] = naa
     d[29:32] = block_size.to_bytes(3, "big")
     return bytes(d)
 
 
-def seg_b2b(src, dst, nblocks, src_lba, dst_lba, dc=False, cat=False, code=0x02,
-            length=0x18):
+def seg_b2b(src, dst, nblocks, src_lba, dst_lba, dc=False, cat=False, code=0x02, length=0x18):
     """Block device to block device segment descriptor (SPC-4 6.4.6.5)."""
-    return struct.pack(">BBHHHHHQQ", code, (0x02 if dc else 0) | (0x01 if cat else 0),
-                       length, src, dst, 0, nblocks, src_lba, dst_lba)
+    return struct.pack(
+        ">BBHHHHHQQ",
+        code,
+        (0x02 if dc else 0) | (0x01 if cat else 0),
+        length,
+        src,
+        dst,
+        0,
+        nblocks,
+        src_lba,
+        dst_lba,
+    )
 
 
-def xcopy_list(cscds, segs, list_id=0, usage=XCOPY_NO_LIST_ID, inline=b"",
-               cscd_len=None, seg_len=None, inline_len=None):
+def xcopy_list(
+    cscds,
+    segs,
+    list_id=0,
+    usage=XCOPY_NO_LIST_ID,
+    inline=b"",
+    cscd_len=None,
+    seg_len=None,
+    inline_len=None,
+):
     """EXTENDED COPY (LID1) parameter list; the lengths may be overridden."""
     c, s = b"".join(cscds), b"".join(segs)
-    return struct.pack(">BBH4xII", list_id, (usage & 3) << 3,
-                       len(c) if cscd_len is None else cscd_len,
-                       len(s) if seg_len is None else seg_len,
-                       len(inline) if inline_len is None else inline_len) + c + s + inline
+    return (
+        struct.pack(
+            ">BBH4xII",
+            list_id,
+            (usage & 3) << 3,
+            len(c) if cscd_len is None else cscd_len,
+            len(s) if seg_len is None else seg_len,
+            len(inline) if inline_len is None else inline_len,
+        )
+        + c
+        + s
+        + inline
+    )
 
 
 def cdb_xcopy(param_len, sa=0x00):
@@ -279,8 +314,7 @@ def cdb_receive_copy_results(sa, list_id, alloc_len):
 
 
 def receive_copy_results(dev, sa, list_id=0, alloc_len=1024):
-    return sg_io(dev, cdb_receive_copy_results(sa, list_id, alloc_len),
-                 data_in_len=alloc_len)
+    return sg_io(dev, cdb_receive_copy_results(sa, list_id, alloc_len), data_in_len=alloc_len)
 
 
 def field_pointer(sense):
@@ -294,11 +328,11 @@ def field_pointer(sense):
 # --- Token copy, ODX (SBC-4 5.9, 5.51; SPC-4 6.19) ------------------------
 
 SA_POPULATE_TOKEN, SA_WRITE_USING_TOKEN, SA_RRTI = 0x10, 0x11, 0x07
-ROD_TYPE_AUR, ROD_TYPE_ZERO = 0x00010000, 0xFFFF0001   # access upon reference; zero
+ROD_TYPE_AUR, ROD_TYPE_ZERO = 0x00010000, 0xFFFF0001  # access upon reference; zero
 ROD_TOKEN_LEN = 512
-ROD_TOKEN_BODY = 0x01F8                 # ROD TOKEN LENGTH: the bytes after it
-PT_HDR, WUT_HDR = 16, 536               # list headers; range descriptors follow
-RANGE_LEN = 16                          # one block device range descriptor
+ROD_TOKEN_BODY = 0x01F8  # ROD TOKEN LENGTH: the bytes after it
+PT_HDR, WUT_HDR = 16, 536  # list headers; range descriptors follow
+RANGE_LEN = 16  # one block device range descriptor
 # COPY OPERATION STATUS of RECEIVE ROD TOKEN INFORMATION
 COPY_DONE, COPY_FAILED, COPY_DONE_PARTIAL = 0x01, 0x02, 0x03
 
@@ -325,23 +359,39 @@ def _flags(**bits):
     return (0x01 if bits.pop("immed") else 0) | (0x02 if any(bits.values()) else 0)
 
 
-def populate_token_list(ranges, timeout=0, rtv=False, rod_type=0, immed=False,
-                        data_len=None, rdl=None):
+def populate_token_list(
+    ranges, timeout=0, rtv=False, rod_type=0, immed=False, data_len=None, rdl=None
+):
     """POPULATE TOKEN parameter list; the two lengths may be overridden."""
     d = odx_ranges(ranges)
-    return struct.pack(">HBxIIxxH", PT_HDR - 2 + len(d) if data_len is None else data_len,
-                       _flags(immed=immed, rtv=rtv), timeout, rod_type,
-                       len(d) if rdl is None else rdl) + d
+    return (
+        struct.pack(
+            ">HBxIIxxH",
+            PT_HDR - 2 + len(d) if data_len is None else data_len,
+            _flags(immed=immed, rtv=rtv),
+            timeout,
+            rod_type,
+            len(d) if rdl is None else rdl,
+        )
+        + d
+    )
 
 
-def wut_list(token, ranges, offset=0, del_tkn=False, immed=False, data_len=None,
-             rdl=None):
+def wut_list(token, ranges, offset=0, del_tkn=False, immed=False, data_len=None, rdl=None):
     """WRITE USING TOKEN parameter list; the two lengths may be overridden."""
     assert len(token) == ROD_TOKEN_LEN
     d = odx_ranges(ranges)
-    return (struct.pack(">HB5xQ", WUT_HDR - 2 + len(d) if data_len is None else data_len,
-                        _flags(immed=immed, del_tkn=del_tkn), offset)
-            + bytes(token) + struct.pack(">6xH", len(d) if rdl is None else rdl) + d)
+    return (
+        struct.pack(
+            ">HB5xQ",
+            WUT_HDR - 2 + len(d) if data_len is None else data_len,
+            _flags(immed=immed, del_tkn=del_tkn),
+            offset,
+        )
+        + bytes(token)
+        + struct.pack(">6xH", len(d) if rdl is None else rdl)
+        + d
+    )
 
 
 def zero_token():
@@ -351,14 +401,16 @@ def zero_token():
 
 def populate_token(dev, ranges, list_id, timeout_ms=60000, **kw):
     params = populate_token_list(ranges, **kw)
-    return sg_io(dev, cdb_populate_token(list_id, len(params)), data_out=params,
-                 timeout_ms=timeout_ms)
+    return sg_io(
+        dev, cdb_populate_token(list_id, len(params)), data_out=params, timeout_ms=timeout_ms
+    )
 
 
 def write_using_token(dev, token, ranges, list_id, timeout_ms=120000, **kw):
     params = wut_list(token, ranges, **kw)
-    return sg_io(dev, cdb_write_using_token(list_id, len(params)), data_out=params,
-                 timeout_ms=timeout_ms)
+    return sg_io(
+        dev, cdb_write_using_token(list_id, len(params)), data_out=params, timeout_ms=timeout_ms
+    )
 
 
 def cdb_rrti(list_id, alloc_len):
@@ -372,15 +424,15 @@ def rrti(dev, list_id, alloc_len=1024):
 
 @dataclass
 class RodTokenInfo:
-    sa: int                 # RESPONSE TO SERVICE ACTION
-    status: int             # COPY OPERATION STATUS
-    delay: int              # ESTIMATED STATUS UPDATE DELAY
-    scsi_status: int        # of the command reported on
+    sa: int  # RESPONSE TO SERVICE ACTION
+    status: int  # COPY OPERATION STATUS
+    delay: int  # ESTIMATED STATUS UPDATE DELAY
+    scsi_status: int  # of the command reported on
     sense: bytes
-    units: int              # TRANSFER COUNT UNITS
+    units: int  # TRANSFER COUNT UNITS
     transfer_count: int
-    descriptors_len: int    # ROD TOKEN DESCRIPTORS LENGTH
-    token: bytes = None     # after a POPULATE TOKEN
+    descriptors_len: int  # ROD TOKEN DESCRIPTORS LENGTH
+    token: bytes = None  # after a POPULATE TOKEN
     raw: bytes = b""
 
 
@@ -392,16 +444,25 @@ def parse_rrti(d):
     field_len, sense_len = d[13], d[14]
     assert sense_len <= field_len
     off = 32 + field_len
-    rtdl = struct.unpack(">I", d[off:off + 4])[0]
+    rtdl = struct.unpack(">I", d[off : off + 4])[0]
     assert off + 4 + rtdl == end, "ROD TOKEN DESCRIPTORS LENGTH %d, AVAILABLE DATA %d" % (
-        rtdl, end - 4)
+        rtdl,
+        end - 4,
+    )
     assert d[6:8] == bytes(2) and d[24:26] == bytes(2), d[:32].hex()
-    token = bytes(d[off + 6:off + 6 + ROD_TOKEN_LEN]) if rtdl else None
-    return RodTokenInfo(sa=d[4] & 0x1F, status=d[5] & 0x7F,
-                        delay=struct.unpack(">I", d[8:12])[0], scsi_status=d[12],
-                        sense=bytes(d[32:32 + sense_len]), units=d[15],
-                        transfer_count=struct.unpack(">Q", d[16:24])[0],
-                        descriptors_len=rtdl, token=token, raw=bytes(d[:end]))
+    token = bytes(d[off + 6 : off + 6 + ROD_TOKEN_LEN]) if rtdl else None
+    return RodTokenInfo(
+        sa=d[4] & 0x1F,
+        status=d[5] & 0x7F,
+        delay=struct.unpack(">I", d[8:12])[0],
+        scsi_status=d[12],
+        sense=bytes(d[32 : 32 + sense_len]),
+        units=d[15],
+        transfer_count=struct.unpack(">Q", d[16:24])[0],
+        descriptors_len=rtdl,
+        token=token,
+        raw=bytes(d[:end]),
+    )
 
 
 def token_info(dev, list_id):

@@ -3,6 +3,7 @@
 A ZeroLun is a device-mapper zero target behind a delay target: 64 GiB that
 read as zeros, swallow writes, and take DELAY_MS for every I/O, so a copy or
 a WRITE SAME over them runs for seconds or minutes."""
+
 import contextlib
 import subprocess
 import threading
@@ -23,8 +24,13 @@ class ZeroLun:
     def __init__(self, name, beside=None):
         self.dms = ["vaai_zero_" + name, "vaai_slow_" + name]
         sh("dmsetup", "create", self.dms[0], "--table", "0 %d zero" % (SIZE // 512))
-        sh("dmsetup", "create", self.dms[1], "--table", "0 %d delay /dev/mapper/%s 0 %d"
-           % (SIZE // 512, self.dms[0], DELAY_MS))
+        sh(
+            "dmsetup",
+            "create",
+            self.dms[1],
+            "--table",
+            "0 %d delay /dev/mapper/%s 0 %d" % (SIZE // 512, self.dms[0], DELAY_MS),
+        )
         self.so = VaaiStorageObject(name, path="/dev/mapper/" + self.dms[1])
         self.so.set_attribute("block_size", BS)
         if beside is None:
@@ -74,12 +80,10 @@ def iscsi_session(*luns):
     IscsiSide of each, and each one's rtslib LUN object."""
     sh(INITIATOR, "start")
     me = sh(INITIATOR, "name").strip()
-    made = [export_iscsi(z.so, ISCSI_IQN, initiators=[me], lun=i)
-            for i, z in enumerate(luns)]
+    made = [export_iscsi(z.so, ISCSI_IQN, initiators=[me], lun=i) for i, z in enumerate(luns)]
     sh(INITIATOR, "login", ISCSI_IQN)
     try:
-        yield [IscsiSide(sg_of(find_disk(z.so, "iscsi_tcp", target=ISCSI_IQN)))
-               for z in luns], made
+        yield [IscsiSide(sg_of(find_disk(z.so, "iscsi_tcp", target=ISCSI_IQN))) for z in luns], made
     finally:
         subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True)
 

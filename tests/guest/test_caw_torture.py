@@ -3,13 +3,13 @@
 read-CAW-retry incrementers on a shared counter and on private counters,
 beside a plain writer on the neighbouring blocks.  Every counter must end
 equal to the CAWs that succeeded on it, and the neighbours intact."""
+
 import struct
 import threading
 
 import pytest
 
-from scsi import (CHECK_CONDITION, GOOD, MISCOMPARE, compare_and_write,
-                  read_blocks, write_blocks)
+from scsi import CHECK_CONDITION, GOOD, MISCOMPARE, compare_and_write, read_blocks, write_blocks
 
 # also on a file on XFS: the direct I/O path
 pytestmark = pytest.mark.stores("file", "bdev", "xfs")
@@ -59,12 +59,14 @@ def test_counters_across_tcm_loop_and_iscsi(lun, over_iscsi):
         assert write_blocks(sgs[0], lba, block(0), 512).status == GOOD
     counts, errors, last = [], [], {}
     stop = threading.Event()
-    workers = [threading.Thread(target=incrementer,
-                                args=(sgs[i % 2], SHARED, 15, counts, errors))
-               for i in range(8)]
-    workers += [threading.Thread(target=incrementer,
-                                 args=(sgs[i % 2], lba, 30, counts, errors))
-                for i, lba in enumerate(PRIVATE)]
+    workers = [
+        threading.Thread(target=incrementer, args=(sgs[i % 2], SHARED, 15, counts, errors))
+        for i in range(8)
+    ]
+    workers += [
+        threading.Thread(target=incrementer, args=(sgs[i % 2], lba, 30, counts, errors))
+        for i, lba in enumerate(PRIVATE)
+    ]
     w = threading.Thread(target=writer, args=(sgs, stop, last, errors))
     w.start()
     for t in workers:

@@ -1,22 +1,36 @@
 """COMPARE AND WRITE (ATS): every case SBC-4 5.3 defines, with the data on
 the medium checked afterwards, and reads never seeing a torn CAW.  The
 concurrent incrementers are in test_caw_torture.py."""
+
 import os
 import threading
 
 import pytest
 
 from conftest import MiB, read, sh, write
-from scsi import (DATA_PROTECT, ILLEGAL_REQUEST,
-                  MISCOMPARE, cdb_compare_and_write, compare_and_write,
-                  expect_good, expect_sense, sg_io)
+from scsi import (
+    DATA_PROTECT,
+    ILLEGAL_REQUEST,
+    MISCOMPARE,
+    cdb_compare_and_write,
+    compare_and_write,
+    expect_good,
+    expect_sense,
+    sg_io,
+)
 from thin import stat
-from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
-                         MISCOMPARE_DURING_VERIFY, WRITE_PROTECTED)
+from sense_codes import (
+    INVALID_FIELD_IN_CDB,
+    INVALID_FIELD_IN_COMMAND_IU,
+    LBA_OUT_OF_RANGE,
+    MISCOMPARE_DURING_VERIFY,
+    WRITE_PROTECTED,
+)
 
 
-@pytest.mark.parametrize("block_size, nblocks", [(512, 1), (512, 8), (512, 255),
-                                                 (4096, 1), (4096, 64)])
+@pytest.mark.parametrize(
+    "block_size, nblocks", [(512, 1), (512, 8), (512, 255), (4096, 1), (4096, 64)]
+)
 @pytest.mark.over_fabrics
 def test_match_writes_the_new_data(make_lun, block_size, nblocks):
     lun = make_lun(block_size=block_size)
@@ -55,8 +69,9 @@ def test_zero_blocks_transfers_nothing_and_is_good(lun):
 def test_beyond_capacity_is_refused(lun):
     data = bytes(2 * 512)
     for lba in (lun.last_lba, lun.nr_blocks, 2**64 - 1):
-        expect_sense(compare_and_write(lun.sg, lba, data, data, 512),
-                     ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
+        expect_sense(
+            compare_and_write(lun.sg, lba, data, data, 512), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE
+        )
 
 
 @pytest.mark.over_fabrics

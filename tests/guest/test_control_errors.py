@@ -1,5 +1,6 @@
 """Every bad `control`/`enable` input is refused with its errno, and leaves
 nothing behind: no device half-made, no file we created."""
+
 import errno
 import os
 
@@ -36,15 +37,18 @@ def enable_errno(dev, control):
     return err or write_errno(os.path.join(dev, "enable"), "1")
 
 
-@pytest.mark.parametrize("control, err", [
-    ("bogus=1", errno.EINVAL),
-    ("path", errno.EINVAL),
-    ("path=relative/file,size=1048576", errno.EINVAL),
-    ("path=/x,size=100", errno.EINVAL),
-    ("path=/x,size=12kb", errno.EINVAL),
-    ("path=/x,size=%d" % 2**63, errno.EFBIG),
-    ("path=/x,readonly=2", errno.EINVAL),
-])
+@pytest.mark.parametrize(
+    "control, err",
+    [
+        ("bogus=1", errno.EINVAL),
+        ("path", errno.EINVAL),
+        ("path=relative/file,size=1048576", errno.EINVAL),
+        ("path=/x,size=100", errno.EINVAL),
+        ("path=/x,size=12kb", errno.EINVAL),
+        ("path=/x,size=%d" % 2**63, errno.EFBIG),
+        ("path=/x,readonly=2", errno.EINVAL),
+    ],
+)
 def test_bad_control_keys_and_values_are_refused(raw_dev, control, err):
     assert write_errno(os.path.join(raw_dev, "control"), control) == err
 

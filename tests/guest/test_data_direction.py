@@ -13,14 +13,29 @@ A command that returns data-in, sent with no buffer for it, gets GOOD with
 nothing transferred, including those LIO core answers for us (REQUEST
 SENSE, PERSISTENT RESERVE IN, REPORT TARGET PORT GROUPS answered LOGICAL
 UNIT COMMUNICATION FAILURE before: found by the in-guest fuzzer)."""
+
 import os
 import struct
 
 import pytest
 
-from scsi import (ILLEGAL_REQUEST, cdb_compare_and_write, cdb_unmap, cdb_write_same16,
-                  cdb_xcopy, cscd_e4, expect_good, expect_sense, naa_of, read_blocks,
-                  seg_b2b, sg_io, unmap_list, write_blocks, xcopy_list)
+from scsi import (
+    ILLEGAL_REQUEST,
+    cdb_compare_and_write,
+    cdb_unmap,
+    cdb_write_same16,
+    cdb_xcopy,
+    cscd_e4,
+    expect_good,
+    expect_sense,
+    naa_of,
+    read_blocks,
+    seg_b2b,
+    sg_io,
+    unmap_list,
+    write_blocks,
+    xcopy_list,
+)
 from sense_codes import INVALID_FIELD_IN_COMMAND_IU, PARAMETER_LIST_LENGTH_ERROR
 
 
@@ -29,8 +44,11 @@ def commands(lun):
     bs = lun.block_size
     plist = xcopy_list([cscd_e4(naa_of(lun.sg), bs)], [seg_b2b(0, 0, 8, 0, 64)])
     return {
-        "compare_and_write": (cdb_compare_and_write(0, 1), bytes(2 * bs),
-                              INVALID_FIELD_IN_COMMAND_IU),
+        "compare_and_write": (
+            cdb_compare_and_write(0, 1),
+            bytes(2 * bs),
+            INVALID_FIELD_IN_COMMAND_IU,
+        ),
         "write_same": (cdb_write_same16(0, 64), b"\x5a" * bs, INVALID_FIELD_IN_COMMAND_IU),
         "unmap": (cdb_unmap(24), unmap_list([(0, 64)]), PARAMETER_LIST_LENGTH_ERROR),
         "xcopy": (cdb_xcopy(len(plist)), plist, PARAMETER_LIST_LENGTH_ERROR),
@@ -78,7 +96,10 @@ def test_read_into_a_larger_buffer_moves_only_the_transfer(lun, where):
     lba = 0 if where == "first" else lun.last_lba - 1
     data = os.urandom(4 * bs)
     expect_good(write_blocks(lun.sg, max(0, lba - 2), data, bs))
-    want = data[:2 * bs] if where == "first" else data[2 * bs:]
-    res = expect_good(sg_io(lun.sg, struct.pack(">BBQIBB", 0x88, 0, lba, 2, 0, 0),
-                            data_in_len=2 * bs + bs + bs // 2))
+    want = data[: 2 * bs] if where == "first" else data[2 * bs :]
+    res = expect_good(
+        sg_io(
+            lun.sg, struct.pack(">BBQIBB", 0x88, 0, lba, 2, 0, 0), data_in_len=2 * bs + bs + bs // 2
+        )
+    )
     assert res.data == want

@@ -2,14 +2,22 @@
 the bits accepts them exactly when MODE SENSE's DPOFUA bit is set (LIO
 core sets it with the write cache on), and REPORT SUPPORTED OPERATION CODES
 shows them as usable exactly then.  A refused command changes nothing."""
+
 import os
 import struct
 
 import pytest
 
 from rsoc import report_one
-from scsi import (ILLEGAL_REQUEST, compare_and_write, expect_good, expect_sense,
-                  read_blocks, sg_io, write_blocks)
+from scsi import (
+    ILLEGAL_REQUEST,
+    compare_and_write,
+    expect_good,
+    expect_sense,
+    read_blocks,
+    sg_io,
+    write_blocks,
+)
 from sense_codes import INVALID_FIELD_IN_CDB
 
 pytestmark = pytest.mark.stores("file")
@@ -35,11 +43,19 @@ def rw_cdb(opcode, b1, lba, n):
 
 # opcode: (bits it has, data-out, data-in, or data-out OR-ed into the medium)
 COMMANDS = {
-    0x28: (DPO | FUA, "in"), 0xA8: (DPO | FUA, "in"), 0x88: (DPO | FUA, "in"),
-    0x2A: (DPO | FUA, "out"), 0xAA: (DPO | FUA, "out"), 0x8A: (DPO | FUA, "out"),
-    0x2E: (DPO, "out"), 0xAE: (DPO, "out"), 0x8E: (DPO, "out"),
+    0x28: (DPO | FUA, "in"),
+    0xA8: (DPO | FUA, "in"),
+    0x88: (DPO | FUA, "in"),
+    0x2A: (DPO | FUA, "out"),
+    0xAA: (DPO | FUA, "out"),
+    0x8A: (DPO | FUA, "out"),
+    0x2E: (DPO, "out"),
+    0xAE: (DPO, "out"),
+    0x8E: (DPO, "out"),
     0x8B: (DPO | FUA, "or"),
-    0x2F: (DPO, None), 0xAF: (DPO, None), 0x8F: (DPO, None),
+    0x2F: (DPO, None),
+    0xAF: (DPO, None),
+    0x8F: (DPO, None),
 }
 
 

@@ -10,6 +10,7 @@ The block-device store sits on FaultDev directly; the file store in a file
 on XFS on a FaultDev, which is unmounted after the fault and mounted again
 (log recovery) before the backing file is read, so that what comes back is
 what reached the device, not what stayed in the page cache."""
+
 import os
 import subprocess
 import time
@@ -18,9 +19,23 @@ import pytest
 
 from conftest import MiB, sh, unload_and_reload
 from faultdev import FaultDev
-from scsi import (COPY_ABORTED, MEDIUM_ERROR, cdb_sync_cache10, cdb_write_same16,
-                  compare_and_write, cscd_e4, expect_good, expect_sense, naa_of,
-                  read_blocks, seg_b2b, sg_io, write_blocks, xcopy, xcopy_list)
+from scsi import (
+    COPY_ABORTED,
+    MEDIUM_ERROR,
+    cdb_sync_cache10,
+    cdb_write_same16,
+    compare_and_write,
+    cscd_e4,
+    expect_good,
+    expect_sense,
+    naa_of,
+    read_blocks,
+    seg_b2b,
+    sg_io,
+    write_blocks,
+    xcopy,
+    xcopy_list,
+)
 from sense_codes import THIRD_PARTY_DEVICE_FAILURE, UNRECOVERED_READ_ERROR, WRITE_ERROR
 from vaai.export import unexport
 
@@ -29,7 +44,7 @@ BS = 512
 
 @pytest.fixture
 def fault_dev():
-    dev = FaultDev("rec", 320 * MiB)      # mkfs.xfs wants 300 MB
+    dev = FaultDev("rec", 320 * MiB)  # mkfs.xfs wants 300 MB
     yield dev
     dev.remove()
 
@@ -54,22 +69,25 @@ def every_primitive_fails(sg, write_cache=False):
     FUA where the write cache is on: it must reach the device; off, every
     write does, and FUA is refused)."""
     expect_sense(read_blocks(sg, 0, 8, BS), MEDIUM_ERROR, *UNRECOVERED_READ_ERROR)
-    expect_sense(write_blocks(sg, 8, os.urandom(4096), BS, fua=write_cache),
-                 MEDIUM_ERROR, *WRITE_ERROR)
-    expect_sense(sg_io(sg, cdb_write_same16(0, 2048), data_out=b"\xa5" * BS),
-                 MEDIUM_ERROR, *WRITE_ERROR)
-    expect_sense(compare_and_write(sg, 0, bytes(BS), bytes(BS), BS),
-                 MEDIUM_ERROR, *UNRECOVERED_READ_ERROR)
+    expect_sense(
+        write_blocks(sg, 8, os.urandom(4096), BS, fua=write_cache), MEDIUM_ERROR, *WRITE_ERROR
+    )
+    expect_sense(
+        sg_io(sg, cdb_write_same16(0, 2048), data_out=b"\xa5" * BS), MEDIUM_ERROR, *WRITE_ERROR
+    )
+    expect_sense(
+        compare_and_write(sg, 0, bytes(BS), bytes(BS), BS), MEDIUM_ERROR, *UNRECOVERED_READ_ERROR
+    )
     naa = naa_of(sg)
-    params = xcopy_list([cscd_e4(naa, BS)], [seg_b2b(0, 0, 0, 0, 4096),
-                                             seg_b2b(0, 0, 128, 0, 4096)])
+    params = xcopy_list(
+        [cscd_e4(naa, BS)], [seg_b2b(0, 0, 0, 0, 4096), seg_b2b(0, 0, 128, 0, 4096)]
+    )
     s = expect_sense(xcopy(sg, params), COPY_ABORTED, *THIRD_PARTY_DEVICE_FAILURE)
-    assert s.csi == 1               # the first, empty segment completed
+    assert s.csi == 1  # the first, empty segment completed
 
 
 @pytest.mark.parametrize("write_cache", [False, True], ids=["wc-off", "wc-on"])
-def test_bdev_acknowledged_writes_survive_a_failing_device(fault_dev, exported,
-                                                          write_cache):
+def test_bdev_acknowledged_writes_survive_a_failing_device(fault_dev, exported, write_cache):
     so, sg = exported("recbd", fault_dev.path, write_cache=write_cache)
     acked = acknowledge(sg, write_cache)
     fault_dev.fail()
@@ -90,8 +108,7 @@ def xfs_on_fault_dev(fault_dev, tmp_path):
 
 
 @pytest.mark.parametrize("write_cache", [False, True], ids=["wc-off", "wc-on"])
-def test_file_acknowledged_writes_survive_a_failing_device(xfs_on_fault_dev, exported,
-                                                          write_cache):
+def test_file_acknowledged_writes_survive_a_failing_device(xfs_on_fault_dev, exported, write_cache):
     dev, mnt = xfs_on_fault_dev
     image = os.path.join(mnt, "lun.img")
     so, sg = exported("recfile", image, size=64 * MiB, write_cache=write_cache)
@@ -103,7 +120,7 @@ def test_file_acknowledged_writes_survive_a_failing_device(xfs_on_fault_dev, exp
         expect_sense(sg_io(sg, cdb_sync_cache10()), MEDIUM_ERROR, *WRITE_ERROR)
     else:
         expect_sense(res, MEDIUM_ERROR, *WRITE_ERROR)
-    unexport(so)                # the LUN goes with its store failing: no hang
+    unexport(so)  # the LUN goes with its store failing: no hang
     so.delete()
     sh("umount", mnt)
     dev.mend()
@@ -125,8 +142,7 @@ def test_device_that_disappears_fails_commands_and_lets_the_lun_go(fault_dev, ex
     so.delete()
     # the LUN let go of it: device-mapper has removed it
     for _ in range(50):
-        if subprocess.run(["dmsetup", "info", fault_dev.name],
-                          capture_output=True).returncode:
+        if subprocess.run(["dmsetup", "info", fault_dev.name], capture_output=True).returncode:
             break
         time.sleep(0.1)
     else:

@@ -9,6 +9,7 @@ The LUN still reads back what is written to it afterwards.
 
 A summary per run (commands by kind, answers by sense) goes to
 build/fuzz/guest-<store>.json for docs/testing.md."""
+
 import collections
 import hashlib
 import json
@@ -21,13 +22,14 @@ import pytest
 
 import cdbfuzz
 from conftest import MiB
-from scsi import (clear_unit_attention, expect_good, naa_of, read_blocks, sg_io,
-                  write_blocks)
+from scsi import clear_unit_attention, expect_good, naa_of, read_blocks, sg_io, write_blocks
 
 SECONDS = float(os.environ.get("VAAI_FUZZ_SECONDS", "40"))
 BLOCK_SIZE = {"file": 512, "bdev": 4096}
-TROUBLE = re.compile(r"BUG:|Oops|WARNING:|general protection|UBSAN|KASAN|"
-                     r"circular locking|blocked for more|kmemleak")
+TROUBLE = re.compile(
+    r"BUG:|Oops|WARNING:|general protection|UBSAN|KASAN|"
+    r"circular locking|blocked for more|kmemleak"
+)
 
 
 def digest(path):
@@ -49,7 +51,7 @@ class KernelLog:
                 out.append(os.read(self.fd, 8192).decode(errors="replace"))
             except BlockingIOError:
                 return out
-            except BrokenPipeError:     # records overwritten: go on
+            except BrokenPipeError:  # records overwritten: go on
                 continue
 
     def close(self):
@@ -63,10 +65,11 @@ def attr(lun, name):
 
 def send(lun, cmd):
     try:
-        return sg_io(lun.sg, cmd.cdb, data_out=cmd.data_out,
-                     data_in_len=cmd.data_in_len, timeout_ms=60000)
+        return sg_io(
+            lun.sg, cmd.cdb, data_out=cmd.data_out, data_in_len=cmd.data_in_len, timeout_ms=60000
+        )
     except OSError:
-        return None     # the initiator's SG_IO refused it (e.g. a 7-byte CDB)
+        return None  # the initiator's SG_IO refused it (e.g. a 7-byte CDB)
 
 
 def fuzz(lun, gen, deadline, summary):
@@ -82,34 +85,45 @@ def fuzz(lun, gen, deadline, summary):
         why = cdbfuzz.check_answer(cmd, res)
         assert why is None, "%s: %s\n  answer: %s" % (why, cmd, res)
         if res.status:
-            s = res.decoded()       # CONDITION MET, BUSY and the like: none
-            summary["answers"]["%x/%02x/%02x" % (s.key, s.asc, s.ascq) if s
-                               else "status 0x%02x" % res.status] += 1
+            s = res.decoded()  # CONDITION MET, BUSY and the like: none
+            summary["answers"][
+                "%x/%02x/%02x" % (s.key, s.asc, s.ascq) if s else "status 0x%02x" % res.status
+            ] += 1
             if s and s.key == 0x06:
                 clear_unit_attention(lun.sg)
         else:
             summary["answers"]["GOOD"] += 1
 
 
-@pytest.mark.parametrize("seed", [int(os.environ.get("VAAI_FUZZ_SEED", 0))
-                                  or random.SystemRandom().randrange(1 << 32)])
+@pytest.mark.parametrize(
+    "seed", [int(os.environ.get("VAAI_FUZZ_SEED", 0)) or random.SystemRandom().randrange(1 << 32)]
+)
 def test_fuzzed_commands_get_well_formed_answers(make_lun, store, seed):
     bs = BLOCK_SIZE[store]
     lun = make_lun(size=8 * MiB, block_size=bs)
-    beside = make_lun(size=MiB, block_size=bs, beside=lun,
-                      fill=os.urandom(MiB))
-    outside = make_lun(size=MiB, block_size=bs, own_nexus=True,
-                       fill=os.urandom(MiB))
+    beside = make_lun(size=MiB, block_size=bs, beside=lun, fill=os.urandom(MiB))
+    outside = make_lun(size=MiB, block_size=bs, own_nexus=True, fill=os.urandom(MiB))
     untouched = {l.backing.image: digest(l.backing.image) for l in (beside, outside)}
     image_size = os.path.getsize(lun.backing.image)
 
-    gen = cdbfuzz.Generator(cdbfuzz.Lun(lun.nr_blocks, bs,
-                                        [naa_of(lun.sg), naa_of(outside.sg), bytes(16)],
-                                        attr(lun, "max_write_same_len"),
-                                        attr(lun, "max_unmap_lba_count")), seed)
-    summary = {"seed": seed, "store": store, "seconds": SECONDS,
-               "kinds": collections.Counter(), "answers": collections.Counter(),
-               "refused by SG_IO": 0}
+    gen = cdbfuzz.Generator(
+        cdbfuzz.Lun(
+            lun.nr_blocks,
+            bs,
+            [naa_of(lun.sg), naa_of(outside.sg), bytes(16)],
+            attr(lun, "max_write_same_len"),
+            attr(lun, "max_unmap_lba_count"),
+        ),
+        seed,
+    )
+    summary = {
+        "seed": seed,
+        "store": store,
+        "seconds": SECONDS,
+        "kinds": collections.Counter(),
+        "answers": collections.Counter(),
+        "refused by SG_IO": 0,
+    }
     klog = KernelLog()
     try:
         fuzz(lun, gen, time.monotonic() + SECONDS, summary)

@@ -1,4 +1,5 @@
 """Standard INQUIRY of a vaai LUN: LIO core answers, with our product name."""
+
 import re
 
 from conftest import sh

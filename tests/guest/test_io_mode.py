@@ -4,6 +4,7 @@ buffered force one.  Which one ran is seen from outside: direct I/O leaves
 the backing file's pages out of the page cache.  Whatever direct I/O cannot
 address (512-byte blocks on a file system of 4096-byte sectors) is done
 buffered, and reads back the same."""
+
 import errno
 import hashlib
 import os
@@ -25,8 +26,7 @@ def io_mode(lun):
 
 def dd(*args, data=None):
     """dd with data on stdin (or none); its stdout as bytes."""
-    p = subprocess.run(("dd", "status=none") + args, input=data,
-                       capture_output=True)
+    p = subprocess.run(("dd", "status=none") + args, input=data, capture_output=True)
     assert p.returncode == 0, p.stderr
     return p.stdout
 
@@ -73,12 +73,10 @@ def test_unknown_mode_is_refused_and_changes_nothing(lun, bad):
 
 
 # (io_mode, emulate_write_cache) -> direct I/O on a file system that has it
-MODES = [("auto", 0, True), ("auto", 1, False), ("direct", 1, True),
-         ("buffered", 0, False)]
+MODES = [("auto", 0, True), ("auto", 1, False), ("direct", 1, True), ("buffered", 0, False)]
 
 
-@pytest.mark.parametrize("mode,wce,direct", MODES,
-                         ids=["%s-wce%d" % m[:2] for m in MODES])
+@pytest.mark.parametrize("mode,wce,direct", MODES, ids=["%s-wce%d" % m[:2] for m in MODES])
 def test_mode_decides_whether_the_page_cache_holds_the_data(xfs_lun, mode, wce, direct):
     so, sg, disk, path = xfs_lun("iomode", wce)
     so.set_attribute("io_mode", mode)
@@ -86,7 +84,7 @@ def test_mode_decides_whether_the_page_cache_holds_the_data(xfs_lun, mode, wce, 
     data = os.urandom(nbytes)
     drop_caches()
     dd("of=" + disk, "bs=1M", "oflag=direct", "seek=8", data=data)
-    expect_good(read_blocks(sg, 0, 1, 512))          # and a read
+    expect_good(read_blocks(sg, 0, 1, 512))  # and a read
     cached = cached_bytes(path)
     if direct:
         assert cached == 0, "direct I/O left %d bytes in the page cache" % cached
@@ -118,8 +116,7 @@ def sector_4k_xfs(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["direct", "auto"])
-def test_unaligned_blocks_fall_back_to_buffered_and_read_back(sector_4k_xfs, exported,
-                                                              mode):
+def test_unaligned_blocks_fall_back_to_buffered_and_read_back(sector_4k_xfs, exported, mode):
     path = os.path.join(sector_4k_xfs, "lun.img")
     so, sg = exported("iom4k", path, size=64 * MiB, write_cache=False)
     so.set_attribute("io_mode", mode)
@@ -127,19 +124,19 @@ def test_unaligned_blocks_fall_back_to_buffered_and_read_back(sector_4k_xfs, exp
     model = {}
     # odd 512-byte blocks and runs that straddle 4096-byte sectors
     for lba, n in [(1, 1), (7, 2), (4095, 3)] + [
-            (rnd.randrange(0, 100000), rnd.randrange(1, 20)) for _ in range(20)]:
+        (rnd.randrange(0, 100000), rnd.randrange(1, 20)) for _ in range(20)
+    ]:
         data = os.urandom(n * 512)
         expect_good(write_blocks(sg, lba, data, 512))
         for i in range(n):
-            model[lba + i] = data[i * 512:(i + 1) * 512]
+            model[lba + i] = data[i * 512 : (i + 1) * 512]
     # and aligned ones, which go direct
     aligned = os.urandom(64 * 1024)
     expect_good(write_blocks(sg, 8192, aligned, 512))
     for i in range(len(aligned) // 512):
-        model.setdefault(8192 + i, aligned[i * 512:(i + 1) * 512])
+        model.setdefault(8192 + i, aligned[i * 512 : (i + 1) * 512])
     for lba, block in sorted(model.items()):
-        assert expect_good(read_blocks(sg, lba, 1, 512)).data == block, \
-            "block %d differs" % lba
+        assert expect_good(read_blocks(sg, lba, 1, 512)).data == block, "block %d differs" % lba
     # and what reached the file is the same (write cache off: all durable)
     drop_caches()
     with open(path, "rb") as f:
@@ -153,11 +150,22 @@ def test_fio_verify_in_each_mode(xfs_lun, mode, wce):
     """Concurrent writes of mixed sizes, each verified when read back."""
     so, sg, disk, path = xfs_lun("iofio", wce)
     so.set_attribute("io_mode", mode)
-    sh("fio", "--name=v", "--filename=" + disk, "--direct=1",
-       "--ioengine=libaio", "--iodepth=32", "--rw=randwrite",
-       "--bsrange=512-256k", "--size=32M", "--verify=crc32c",
-       "--verify_fatal=1", "--verify_state_save=0", "--randrepeat=0",
-       "--numjobs=1")
+    sh(
+        "fio",
+        "--name=v",
+        "--filename=" + disk,
+        "--direct=1",
+        "--ioengine=libaio",
+        "--iodepth=32",
+        "--rw=randwrite",
+        "--bsrange=512-256k",
+        "--size=32M",
+        "--verify=crc32c",
+        "--verify_fatal=1",
+        "--verify_state_save=0",
+        "--randrepeat=0",
+        "--numjobs=1",
+    )
 
 
 def test_a_file_cached_before_the_lun_is_written_back_and_dropped(xfs_scratch, exported):
@@ -167,7 +175,7 @@ def test_a_file_cached_before_the_lun_is_written_back_and_dropped(xfs_scratch, e
     path = os.path.join(xfs_scratch, "precached.img")
     data = os.urandom(16 * MiB)
     try:
-        with open(path, "wb") as f:         # dirty in the page cache, no fsync
+        with open(path, "wb") as f:  # dirty in the page cache, no fsync
             f.write(data)
             f.truncate(64 * MiB)
         assert cached_bytes(path) >= len(data)
@@ -243,19 +251,21 @@ def test_direct_rewrites_that_move_the_mtime_stay_off_the_workqueue(xfs_lun):
     so, sg, disk, path = xfs_lun("iotick", 0)
     so.set_attribute("io_mode", "direct")
     data = os.urandom(16 * 4096)
-    expect_good(write_blocks(sg, 0, data, 512))        # allocates: may defer
+    expect_good(write_blocks(sg, 0, data, 512))  # allocates: may defer
     before = rw_deferred(so)
     os.utime(path, (1000000000, 1000000000))
     for i in range(16):
-        time.sleep(0.02)                               # a new tick each time
-        expect_good(write_blocks(sg, i * 8, data[i * 4096:(i + 1) * 4096], 512))
+        time.sleep(0.02)  # a new tick each time
+        expect_good(write_blocks(sg, i * 8, data[i * 4096 : (i + 1) * 4096], 512))
     deferred = rw_deferred(so) - before
     assert os.stat(path).st_mtime > 1000000000
     assert expect_good(read_blocks(sg, 0, 128, 512)).data == data
-    odds = tick_overrun_odds(path)     # after the writes, not beside them
+    odds = tick_overrun_odds(path)  # after the writes, not beside them
     if odds > 0.1:
-        pytest.skip("a timestamp update takes %.1f ticks of %g ms here; %d of "
-                    "16 writes deferred" % (odds, 1000 * TICK, deferred))
+        pytest.skip(
+            "a timestamp update takes %.1f ticks of %g ms here; %d of "
+            "16 writes deferred" % (odds, 1000 * TICK, deferred)
+        )
     assert deferred <= 8, "%d of 16 deferred (an update takes %.2f ticks)" % (deferred, odds)
 
 

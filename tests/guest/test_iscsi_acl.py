@@ -1,5 +1,6 @@
 """iSCSI access control through the Python layer: an initiator outside the
 ACL cannot log in, CHAP (one-way and mutual) admits the right secret only."""
+
 import os
 import subprocess
 
@@ -57,7 +58,7 @@ def test_initiator_outside_the_acl_cannot_log_in(exported):
 
 def test_one_way_chap(exported):
     lun = exported(chap=CHAP)
-    assert not login()                                          # no CHAP at all
+    assert not login()  # no CHAP at all
     assert not login(CHAP_USER=CHAP[0], CHAP_PASS="wrong-secret-123")
     assert login(CHAP_USER=CHAP[0], CHAP_PASS=CHAP[1])
     reachable(lun)
@@ -66,10 +67,15 @@ def test_one_way_chap(exported):
 def test_mutual_chap(exported):
     lun = exported(chap=CHAP, mutual_chap=MUTUAL)
     # the initiator refuses a target that proves the wrong secret
-    assert not login(CHAP_USER=CHAP[0], CHAP_PASS=CHAP[1],
-                     CHAP_USER_IN=MUTUAL[0], CHAP_PASS_IN="not-the-array-42")
-    assert login(CHAP_USER=CHAP[0], CHAP_PASS=CHAP[1],
-                 CHAP_USER_IN=MUTUAL[0], CHAP_PASS_IN=MUTUAL[1])
+    assert not login(
+        CHAP_USER=CHAP[0],
+        CHAP_PASS=CHAP[1],
+        CHAP_USER_IN=MUTUAL[0],
+        CHAP_PASS_IN="not-the-array-42",
+    )
+    assert login(
+        CHAP_USER=CHAP[0], CHAP_PASS=CHAP[1], CHAP_USER_IN=MUTUAL[0], CHAP_PASS_IN=MUTUAL[1]
+    )
     reachable(lun)
 
 

@@ -3,6 +3,7 @@ with their own datastores): neither reaches the other's LUN through any
 command, EXTENDED COPY by NAA included, and a read-only mapping cannot be
 written through WRITE, WRITE SAME (with or without data), UNMAP, COMPARE
 AND WRITE or a copy."""
+
 import os
 import subprocess
 
@@ -10,9 +11,23 @@ import pytest
 
 import fabrics
 from conftest import MiB
-from scsi import (DATA_PROTECT, cdb_write_same16, clear_unit_attention,
-                  compare_and_write, cscd_e4, expect_good, expect_sense, naa_of,
-                  read_blocks, seg_b2b, sg_io, unmap, write_blocks, xcopy, xcopy_list)
+from scsi import (
+    DATA_PROTECT,
+    cdb_write_same16,
+    clear_unit_attention,
+    compare_and_write,
+    cscd_e4,
+    expect_good,
+    expect_sense,
+    naa_of,
+    read_blocks,
+    seg_b2b,
+    sg_io,
+    unmap,
+    write_blocks,
+    xcopy,
+    xcopy_list,
+)
 from sense_codes import COPY_TARGET_NOT_REACHABLE, WRITE_PROTECTED
 from vaai.export import sg_of
 
@@ -25,11 +40,14 @@ def hosts(make_lun):
     (sg of the LUN as that host sees it); a and b are the Lun objects."""
     a = make_lun(size=16 * MiB, own_nexus=True)
     b = make_lun(size=16 * MiB, own_nexus=True)
-    fabrics.close_all()          # the shared iSCSI session stays out of the way
+    fabrics.close_all()  # the shared iSCSI session stays out of the way
     two = fabrics.TwoHosts()
     try:
-        views = {"A/a": two.map(a.so, "A"), "B/b": two.map(b.so, "B"),
-                 "B/a": two.map(a.so, "B", readonly=True)}
+        views = {
+            "A/a": two.map(a.so, "A"),
+            "B/b": two.map(b.so, "B"),
+            "B/a": two.map(a.so, "B", readonly=True),
+        }
         views = {k: sg_of(disk) for k, disk in views.items()}
         for sg in views.values():
             clear_unit_attention(sg)
@@ -39,10 +57,14 @@ def hosts(make_lun):
 
 
 def reported_luns(sg):
-    out = subprocess.run(["sg_luns", "--decode", sg], capture_output=True, text=True,
-                         check=True).stdout
-    return sorted(int(line.split("lun=")[1]) for line in out.splitlines()
-                  if line.strip().startswith("Peripheral device addressing: lun="))
+    out = subprocess.run(
+        ["sg_luns", "--decode", sg], capture_output=True, text=True, check=True
+    ).stdout
+    return sorted(
+        int(line.split("lun=")[1])
+        for line in out.splitlines()
+        if line.strip().startswith("Peripheral device addressing: lun=")
+    )
 
 
 def snapshot(lun):
@@ -76,7 +98,7 @@ def test_read_only_mapping_is_a_source_never_a_destination(hosts):
     a_naa, b_naa = cscd_e4(naa_of(a.sg), 512), cscd_e4(naa_of(b.sg), 512)
     # B copies a (read-only to it) into b: allowed.
     expect_good(xcopy(v["B/b"], xcopy_list([a_naa, b_naa], [seg_b2b(0, 1, 64, 0, 500)])))
-    assert expect_good(read_blocks(v["B/b"], 500, 64, 512)).data == a_before[:64 * 512]
+    assert expect_good(read_blocks(v["B/b"], 500, 64, 512)).data == a_before[: 64 * 512]
     # B copies b into a: refused, a untouched.
     res = xcopy(v["B/b"], xcopy_list([b_naa, a_naa], [seg_b2b(0, 1, 64, 0, 0)]))
     expect_sense(res, COPY_ABORTED, *COPY_TARGET_NOT_REACHABLE)
@@ -89,13 +111,17 @@ def test_read_only_mapping_refuses_every_write(hosts):
     ro = v["B/a"]
     block = os.urandom(512)
     expect_sense(write_blocks(ro, 0, block, 512), DATA_PROTECT, *WRITE_PROTECTED)
-    expect_sense(sg_io(ro, cdb_write_same16(0, 8), data_out=block),
-                 DATA_PROTECT, *WRITE_PROTECTED)
-    expect_sense(sg_io(ro, cdb_write_same16(0, 8, ndob=True)),   # no data-out
-                 DATA_PROTECT, *WRITE_PROTECTED)
-    expect_sense(sg_io(ro, cdb_write_same16(0, 8, unmap=True, ndob=True)),
-                 DATA_PROTECT, *WRITE_PROTECTED)
+    expect_sense(sg_io(ro, cdb_write_same16(0, 8), data_out=block), DATA_PROTECT, *WRITE_PROTECTED)
+    expect_sense(
+        sg_io(ro, cdb_write_same16(0, 8, ndob=True)),  # no data-out
+        DATA_PROTECT,
+        *WRITE_PROTECTED,
+    )
+    expect_sense(
+        sg_io(ro, cdb_write_same16(0, 8, unmap=True, ndob=True)), DATA_PROTECT, *WRITE_PROTECTED
+    )
     expect_sense(unmap(ro, [(0, 64)]), DATA_PROTECT, *WRITE_PROTECTED)
-    expect_sense(compare_and_write(ro, 0, a_before[:512], block, 512),
-                 DATA_PROTECT, *WRITE_PROTECTED)
+    expect_sense(
+        compare_and_write(ro, 0, a_before[:512], block, 512), DATA_PROTECT, *WRITE_PROTECTED
+    )
     assert snapshot(a) == a_before

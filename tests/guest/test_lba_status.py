@@ -1,4 +1,5 @@
 """GET LBA STATUS: what is mapped and what is deallocated, from the store."""
+
 import os
 import re
 import struct
@@ -6,8 +7,17 @@ import struct
 import pytest
 
 from conftest import MiB, sh
-from scsi import (ILLEGAL_REQUEST, cdb_get_lba_status, cdb_write_same16, expect_good,
-                  expect_sense, get_lba_status, sg_io, unmap, write_blocks)
+from scsi import (
+    ILLEGAL_REQUEST,
+    cdb_get_lba_status,
+    cdb_write_same16,
+    expect_good,
+    expect_sense,
+    get_lba_status,
+    sg_io,
+    unmap,
+    write_blocks,
+)
 from sense_codes import LBA_OUT_OF_RANGE
 
 
@@ -25,8 +35,11 @@ def test_file_lun_reports_holes_and_data(make_lun, store):
     assert descs == [(0, lun.nr_blocks, DEALLOCATED)]
     expect_good(write_blocks(lun.sg, 2048, os.urandom(MiB), 512))
     descs, _ = get_lba_status(lun.sg, 0)
-    assert descs == [(0, 2048, DEALLOCATED), (2048, 2048, MAPPED),
-                     (4096, lun.nr_blocks - 4096, DEALLOCATED)]
+    assert descs == [
+        (0, 2048, DEALLOCATED),
+        (2048, 2048, MAPPED),
+        (4096, lun.nr_blocks - 4096, DEALLOCATED),
+    ]
     expect_good(unmap(lun.sg, [(2048, 1024)]))
     descs, _ = get_lba_status(lun.sg, 2048)
     assert descs[0] == (2048, 1024, DEALLOCATED)
@@ -46,7 +59,7 @@ def test_fully_provisioned_lun_reports_every_block_mapped(make_lun, store):
         assert descs == [(4096, lun.nr_blocks - 4096, MAPPED)]
     finally:
         lun.so.set_attribute("emulate_tpu", 1)
-    if store == "file":         # thin again: the holes show
+    if store == "file":  # thin again: the holes show
         descs, _ = get_lba_status(lun.sg, 0)
         assert descs[0] == (0, 2048, DEALLOCATED)
 

@@ -9,6 +9,7 @@ The test fails on any test that fails in either run and is not in
 libiscsi_expected (each entry says which clause or which LIO-core
 behaviour makes it fail), and on an EXPECTED entry that passed: the list
 only names tests that fail here."""
+
 import contextlib
 import json
 import os
@@ -30,8 +31,9 @@ def lun(kind, where):
     backing = Backing(kind, SIZE, where=where)
     so = None
     try:
-        so = VaaiStorageObject("libiscsi-" + kind, path=backing.path,
-                               size=None if backing.precreated else SIZE)
+        so = VaaiStorageObject(
+            "libiscsi-" + kind, path=backing.path, size=None if backing.precreated else SIZE
+        )
         yield so
     finally:
         if so is not None:
@@ -48,8 +50,7 @@ def log_of(kind, mode):
 def verdict(results):
     """(unexpected failures, EXPECTED entries that passed, passed count)."""
     failed = {t: why for t, why in results.items() if why != "passed"}
-    unexpected = {t: why for t, why in failed.items()
-                  if t not in EXPECTED and t not in FLAKY}
+    unexpected = {t: why for t, why in failed.items() if t not in EXPECTED and t not in FLAKY}
     fixed = sorted(t for t in EXPECTED if results.get(t) == "passed")
     return unexpected, fixed, len(results) - len(failed)
 
@@ -75,9 +76,16 @@ def test_libiscsi_suites(xfs_scratch, tmp_path):
             json.dump(res, f, indent=1, sort_keys=True)
         unexpected, fixed, passed = verdict(res)
         if unexpected or fixed:
-            report.append("%s-%s: %d of %d passed; unexpected failures:\n  %s\n"
-                          "expected to fail but passed: %s"
-                          % (kind, mode, passed, len(res),
-                             "\n  ".join("%s %s" % kv for kv in sorted(unexpected.items())),
-                             fixed))
+            report.append(
+                "%s-%s: %d of %d passed; unexpected failures:\n  %s\n"
+                "expected to fail but passed: %s"
+                % (
+                    kind,
+                    mode,
+                    passed,
+                    len(res),
+                    "\n  ".join("%s %s" % kv for kv in sorted(unexpected.items())),
+                    fixed,
+                )
+            )
     assert not report, "\n".join(report)

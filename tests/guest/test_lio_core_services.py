@@ -1,16 +1,16 @@
 """What LIO core keeps doing for a vaai LUN: VERIFY, REPORT LUNS, persistent
 reservations."""
+
 import re
 import struct
 
 from conftest import sh
-from scsi import (ILLEGAL_REQUEST, expect_good,
-                  expect_sense, sg_io, write_blocks)
+from scsi import ILLEGAL_REQUEST, expect_good, expect_sense, sg_io, write_blocks
 from sense_codes import LBA_OUT_OF_RANGE
 
 
 def test_verify_without_bytchk_is_good(lun):
-    cdb = struct.pack(">BBIBHB", 0x2F, 0, 0, 0, 64, 0)          # VERIFY (10)
+    cdb = struct.pack(">BBIBHB", 0x2F, 0, 0, 0, 64, 0)  # VERIFY (10)
     expect_good(sg_io(lun.sg, cdb))
 
 

@@ -1,4 +1,5 @@
 """rmmod is refused while a vaai device exists; unload and reload are clean."""
+
 import os
 import subprocess
 
@@ -31,12 +32,26 @@ def test_rmmod_during_io_is_refused_and_the_io_unharmed(make_lun):
     every try is refused, and every block fio wrote reads back right."""
     lun = make_lun(size=32 << 20)
     fio = subprocess.Popen(
-        ["fio", "--name=verify", "--filename=" + lun.disk, "--direct=1",
-         "--ioengine=libaio", "--iodepth=16", "--rw=randwrite", "--bs=4k",
-         "--size=16M", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
-         "--verify_state_save=0",
-         "--output-format=terse"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+        [
+            "fio",
+            "--name=verify",
+            "--filename=" + lun.disk,
+            "--direct=1",
+            "--ioengine=libaio",
+            "--iodepth=16",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=16M",
+            "--verify=crc32c",
+            "--do_verify=1",
+            "--verify_fatal=1",
+            "--verify_state_save=0",
+            "--output-format=terse",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     tries = 0
     while fio.poll() is None:
         p = subprocess.run(["rmmod", "target_core_vaai"], capture_output=True, text=True)

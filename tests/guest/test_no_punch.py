@@ -2,14 +2,24 @@
 (vfat here; ntfs3, NFS before 4.2 and some FUSE file systems alike): the
 LUN is fully provisioned, UNMAP is not offered, and zeroing WRITE SAME
 writes zeros instead of answering a medium error."""
+
 import os
 import subprocess
 
 import pytest
 
 from conftest import SCRATCH, MiB, sh
-from scsi import (ILLEGAL_REQUEST, cdb_unmap, cdb_write_same16, expect_good,
-                  expect_sense, read_blocks, sg_io, unmap_list, write_blocks)
+from scsi import (
+    ILLEGAL_REQUEST,
+    cdb_unmap,
+    cdb_write_same16,
+    expect_good,
+    expect_sense,
+    read_blocks,
+    sg_io,
+    unmap_list,
+    write_blocks,
+)
 from test_thin_vpd import field
 from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB
 
@@ -68,8 +78,10 @@ def test_write_same_zeroes_by_writing(lun):
     data = os.urandom(MiB)
     expect_good(write_blocks(sg, 0, data, BS))
     expect_good(sg_io(sg, cdb_write_same16(8, 1024), data_out=bytes(BS)))
-    assert expect_good(read_blocks(sg, 0, 2048, BS)).data == \
-        data[:8 * BS] + bytes(1024 * BS) + data[1032 * BS:]
+    assert (
+        expect_good(read_blocks(sg, 0, 2048, BS)).data
+        == data[: 8 * BS] + bytes(1024 * BS) + data[1032 * BS :]
+    )
     with open(path, "rb") as f:
         f.seek(8 * BS)
         assert f.read(1024 * BS) == bytes(1024 * BS)

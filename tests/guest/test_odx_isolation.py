@@ -3,12 +3,22 @@ mapped, as well as the destination; a nexus that cannot see the source gets
 INVALID TOKEN OPERATION and nothing is written.  Two initiators with ACLs
 of their own on one iSCSI target (fabrics.TwoHosts) stand for two Hyper-V
 cluster nodes."""
+
 import pytest
 
 import fabrics
 from conftest import MiB, fill, read
-from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, RESERVATION_CONFLICT, clear_unit_attention,
-                  expect_good, expect_sense, make_token, sg_io, write_using_token)
+from scsi import (
+    DATA_PROTECT,
+    ILLEGAL_REQUEST,
+    RESERVATION_CONFLICT,
+    clear_unit_attention,
+    expect_good,
+    expect_sense,
+    make_token,
+    sg_io,
+    write_using_token,
+)
 from sense_codes import INVALID_TOKEN_OPERATION, WRITE_PROTECTED
 from vaai.export import sg_of
 
@@ -29,7 +39,7 @@ def nodes(make_lun):
     a = make_lun(size=16 * MiB, own_nexus=True)
     b = make_lun(size=16 * MiB, own_nexus=True)
     data = {"a": fill(a, 0, 64), "b": fill(b, 0, 64)}
-    fabrics.close_all()          # the shared iSCSI session stays out of the way
+    fabrics.close_all()  # the shared iSCSI session stays out of the way
     two = fabrics.TwoHosts()
 
     def mapped(mapping):
@@ -51,8 +61,9 @@ def nodes(make_lun):
 def test_nexus_that_cannot_see_the_source_cannot_use_its_token(nodes):
     b, data, mapped = nodes
     v, tok = mapped({"A": "a b", "B": "b"})
-    expect_sense(write_using_token(v["B/b"], tok, [(0, 64)], 2), ILLEGAL_REQUEST,
-                 *INVALID_TOKEN_OPERATION)
+    expect_sense(
+        write_using_token(v["B/b"], tok, [(0, 64)], 2), ILLEGAL_REQUEST, *INVALID_TOKEN_OPERATION
+    )
     assert read(b, 0, 64) == data["b"]
     # the token itself is good: the nexus that sees both can use it
     expect_good(write_using_token(v["A/b"], tok, [(0, 64)], 2))
@@ -70,8 +81,7 @@ def test_another_initiator_that_maps_both_can_use_the_token(nodes):
 def test_destination_mapped_read_only_is_write_protected(nodes):
     b, data, mapped = nodes
     v, tok = mapped({"A": "a", "B": "a b-ro"})
-    expect_sense(write_using_token(v["B/b-ro"], tok, [(0, 64)], 2), DATA_PROTECT,
-                 *WRITE_PROTECTED)
+    expect_sense(write_using_token(v["B/b-ro"], tok, [(0, 64)], 2), DATA_PROTECT, *WRITE_PROTECTED)
     assert read(b, 0, 64) == data["b"]
 
 
@@ -95,6 +105,9 @@ def test_lun_of_another_target_cannot_use_the_token(make_lun):
     b = make_lun(size=16 * MiB, own_nexus=True)
     fill(a, 0, 64)
     before = fill(b, 0, 64)
-    expect_sense(write_using_token(b.sg, make_token(a.sg, [(0, 64)]), [(0, 64)], 2),
-                 ILLEGAL_REQUEST, *INVALID_TOKEN_OPERATION)
+    expect_sense(
+        write_using_token(b.sg, make_token(a.sg, [(0, 64)]), [(0, 64)], 2),
+        ILLEGAL_REQUEST,
+        *INVALID_TOKEN_OPERATION,
+    )
     assert read(b, 0, 64) == before

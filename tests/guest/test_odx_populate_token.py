@@ -1,20 +1,33 @@
 """POPULATE TOKEN (83h/10h): the token a LUN makes for some of its blocks,
 what its 512 bytes carry, which lists it takes, and how many tokens may
 live at once (docs/odx.md)."""
+
 import struct
 
 import pytest
 
 from conftest import MiB, fill, read
-from scsi import (ILLEGAL_REQUEST, ROD_TOKEN_BODY, ROD_TYPE_AUR, cdb_populate_token,
-                  cscd_e4, expect_good, expect_sense, make_token, naa_of, populate_token,
-                  sg_io, token_info, write_using_token)
+from scsi import (
+    ILLEGAL_REQUEST,
+    ROD_TOKEN_BODY,
+    ROD_TYPE_AUR,
+    cdb_populate_token,
+    cscd_e4,
+    expect_good,
+    expect_sense,
+    make_token,
+    naa_of,
+    populate_token,
+    sg_io,
+    token_info,
+    write_using_token,
+)
 from sense_codes import NO_ROOM_FOR_ROD_TOKEN
 
 GiB = 1 << 30
-MAX_TOKENS = 1024                      # on the host
-MAX_TOKENS_EACH = 256                  # made by one initiator
-LONGEST_TIMEOUT = 3600                 # seconds of inactivity a token may have
+MAX_TOKENS = 1024  # on the host
+MAX_TOKENS_EACH = 256  # made by one initiator
+LONGEST_TIMEOUT = 3600  # seconds of inactivity a token may have
 
 # decided before any store is touched: the file store stands for both
 pytestmark = pytest.mark.stores("file")
@@ -61,11 +74,11 @@ def test_sixty_four_ranges_on_each_side_stand_in_list_order(lun):
     dst = [(2000 + 2 * k, 1) for k in range(64)]
     expect_good(write_using_token(lun.sg, make_token(lun.sg, src), dst, 2))
     for (src_lba, _), (dst_lba, _) in zip(src, dst):
-        assert read(lun, dst_lba, 1) == data[src_lba * 512:(src_lba + 1) * 512], src_lba
+        assert read(lun, dst_lba, 1) == data[src_lba * 512 : (src_lba + 1) * 512], src_lba
 
 
 def test_one_gib_in_all_is_accepted(make_lun):
-    lun = make_lun(size=GiB + 4 * MiB)          # sparse: nothing of it is read
+    lun = make_lun(size=GiB + 4 * MiB)  # sparse: nothing of it is read
     n = GiB // 512
     expect_good(populate_token(lun.sg, [(0, n - 8), (n, 8)], 1))
     info = token_info(lun.sg, 1)

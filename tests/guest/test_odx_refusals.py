@@ -1,6 +1,7 @@
 """The refusals of docs/odx.md for POPULATE TOKEN and WRITE USING TOKEN:
 each answered with its exact sense, the field pointer where the table
 names one, and nothing written."""
+
 import os
 import struct
 import time
@@ -9,15 +10,40 @@ import pytest
 
 from conftest import MiB, fill, read
 from thin import stat
-from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, PT_HDR, RANGE_LEN, ROD_TOKEN_BODY,
-                  ROD_TYPE_AUR, ROD_TYPE_ZERO, WUT_HDR, cdb_populate_token,
-                  cdb_write_using_token, clear_unit_attention, expect_good, expect_sense,
-                  field_pointer, make_token, populate_token_list, rrti, sg_io,
-                  write_using_token, wut_list)
-from sense_codes import (INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_PARAMETER_LIST,
-                         LBA_OUT_OF_RANGE, PARAMETER_LIST_LENGTH_ERROR, TOKEN_EXPIRED,
-                         TOKEN_INVALID_LENGTH, TOKEN_UNKNOWN, TOKEN_UNSUPPORTED_TYPE,
-                         TOO_MANY_SEGMENT_DESCRIPTORS, WRITE_PROTECTED)
+from scsi import (
+    DATA_PROTECT,
+    ILLEGAL_REQUEST,
+    PT_HDR,
+    RANGE_LEN,
+    ROD_TOKEN_BODY,
+    ROD_TYPE_AUR,
+    ROD_TYPE_ZERO,
+    WUT_HDR,
+    cdb_populate_token,
+    cdb_write_using_token,
+    clear_unit_attention,
+    expect_good,
+    expect_sense,
+    field_pointer,
+    make_token,
+    populate_token_list,
+    rrti,
+    sg_io,
+    write_using_token,
+    wut_list,
+)
+from sense_codes import (
+    INVALID_COMMAND_OPERATION_CODE,
+    INVALID_FIELD_IN_PARAMETER_LIST,
+    LBA_OUT_OF_RANGE,
+    PARAMETER_LIST_LENGTH_ERROR,
+    TOKEN_EXPIRED,
+    TOKEN_INVALID_LENGTH,
+    TOKEN_UNKNOWN,
+    TOKEN_UNSUPPORTED_TYPE,
+    TOO_MANY_SEGMENT_DESCRIPTORS,
+    WRITE_PROTECTED,
+)
 
 # over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC
 # carries parameter lists and sense for EXTENDED COPY's suites already;
@@ -26,10 +52,10 @@ pytestmark = pytest.mark.stores("file")
 
 GiB = 1 << 30
 LIST_ID = 9
-DEST = 2000             # where a refused WRITE USING TOKEN would have written
+DEST = 2000  # where a refused WRITE USING TOKEN would have written
 CMDS = ("pt", "wut")
 HDR = {"pt": PT_HDR, "wut": WUT_HDR}
-RDL = {"pt": 14, "wut": 534}            # RANGE DESCRIPTOR LIST LENGTH
+RDL = {"pt": 14, "wut": 534}  # RANGE DESCRIPTOR LIST LENGTH
 
 
 @pytest.fixture
@@ -55,8 +81,7 @@ def cdb(cmd, param_len):
     return (cdb_populate_token if cmd == "pt" else cdb_write_using_token)(LIST_ID, param_len)
 
 
-def refused(lun, cmd, params, sense, field=None, key=ILLEGAL_REQUEST, cdb_len=None,
-            **sent):
+def refused(lun, cmd, params, sense, field=None, key=ILLEGAL_REQUEST, cdb_len=None, **sent):
     """The command is refused with this sense (and field pointer), and the
     blocks a WRITE USING TOKEN would write are as they were."""
     before = read(lun, DEST, 64)
@@ -71,74 +96,118 @@ def refused(lun, cmd, params, sense, field=None, key=ILLEGAL_REQUEST, cdb_len=No
 
 # --- the lists: each refusal for POPULATE TOKEN, then for WRITE USING TOKEN ---
 
+
 def test_list_shorter_than_its_header_or_than_its_lengths_say(src, token):
     for cmd in CMDS:
-        refused(src, cmd, plist(cmd, token, [(DEST, 64)])[:HDR[cmd] - 1],
-                PARAMETER_LIST_LENGTH_ERROR)
+        refused(
+            src, cmd, plist(cmd, token, [(DEST, 64)])[: HDR[cmd] - 1], PARAMETER_LIST_LENGTH_ERROR
+        )
         for past in (dict(data_len=HDR[cmd] - 2 + 2 * RANGE_LEN), dict(rdl=2 * RANGE_LEN)):
             refused(src, cmd, plist(cmd, token, [(DEST, 64)], **past), PARAMETER_LIST_LENGTH_ERROR)
 
 
 def test_data_length_too_short_for_its_ranges(src, token):
     for cmd in CMDS:
-        refused(src, cmd, plist(cmd, token, [(DEST, 64)], data_len=HDR[cmd] - 2),
-                INVALID_FIELD_IN_PARAMETER_LIST, field=0)
+        refused(
+            src,
+            cmd,
+            plist(cmd, token, [(DEST, 64)], data_len=HDR[cmd] - 2),
+            INVALID_FIELD_IN_PARAMETER_LIST,
+            field=0,
+        )
 
 
 def test_no_range_descriptors_or_a_length_not_a_multiple_of_16(src, token):
     for cmd in CMDS:
         refused(src, cmd, plist(cmd, token, []), INVALID_FIELD_IN_PARAMETER_LIST, field=RDL[cmd])
-        refused(src, cmd, plist(cmd, token, [(DEST, 32), (DEST + 32, 32)], rdl=24),
-                INVALID_FIELD_IN_PARAMETER_LIST, field=RDL[cmd])
+        refused(
+            src,
+            cmd,
+            plist(cmd, token, [(DEST, 32), (DEST + 32, 32)], rdl=24),
+            INVALID_FIELD_IN_PARAMETER_LIST,
+            field=RDL[cmd],
+        )
 
 
 def test_more_than_64_ranges(src, token):
     for cmd in CMDS:
-        refused(src, cmd, plist(cmd, token, [(DEST + k, 1) for k in range(65)]),
-                TOO_MANY_SEGMENT_DESCRIPTORS, field=RDL[cmd])
+        refused(
+            src,
+            cmd,
+            plist(cmd, token, [(DEST + k, 1) for k in range(65)]),
+            TOO_MANY_SEGMENT_DESCRIPTORS,
+            field=RDL[cmd],
+        )
 
 
 @pytest.mark.over_fabrics("iscsi")
 def test_range_past_the_last_lba(src, token):
     for cmd in CMDS:
-        for lba in (src.last_lba, 2**64 - 1):           # the second wraps
-            refused(src, cmd, plist(cmd, token, [(DEST, 8), (lba, 2)]), LBA_OUT_OF_RANGE,
-                    field=HDR[cmd] + RANGE_LEN)
+        for lba in (src.last_lba, 2**64 - 1):  # the second wraps
+            refused(
+                src,
+                cmd,
+                plist(cmd, token, [(DEST, 8), (lba, 2)]),
+                LBA_OUT_OF_RANGE,
+                field=HDR[cmd] + RANGE_LEN,
+            )
 
 
 def test_overlapping_ranges_name_the_later(src, token):
     for cmd in CMDS:
-        refused(src, cmd, plist(cmd, token, [(DEST, 16), (DEST + 32, 16), (DEST + 8, 4)]),
-                INVALID_FIELD_IN_PARAMETER_LIST, field=HDR[cmd] + 2 * RANGE_LEN)
+        refused(
+            src,
+            cmd,
+            plist(cmd, token, [(DEST, 16), (DEST + 32, 16), (DEST + 8, 4)]),
+            INVALID_FIELD_IN_PARAMETER_LIST,
+            field=HDR[cmd] + 2 * RANGE_LEN,
+        )
 
 
 def test_more_than_1_gib_in_all(make_lun):
-    big = make_lun(size=GiB + 4 * MiB)          # sparse
+    big = make_lun(size=GiB + 4 * MiB)  # sparse
     fill(big, DEST, 64)
     tok, n = make_token(big.sg, [(0, 64)]), GiB // 512
     for cmd in CMDS:
-        refused(big, cmd, plist(cmd, tok, [(0, n), (n, 1)]), INVALID_FIELD_IN_PARAMETER_LIST,
-                field=RDL[cmd])
+        refused(
+            big,
+            cmd,
+            plist(cmd, tok, [(0, n), (n, 1)]),
+            INVALID_FIELD_IN_PARAMETER_LIST,
+            field=RDL[cmd],
+        )
 
 
 # --- POPULATE TOKEN's own fields -----------------------------------------------
 
+
 def test_inactivity_timeout_above_3600(src):
-    refused(src, "pt", populate_token_list([(0, 64)], timeout=3601),
-            INVALID_FIELD_IN_PARAMETER_LIST, field=4)
+    refused(
+        src,
+        "pt",
+        populate_token_list([(0, 64)], timeout=3601),
+        INVALID_FIELD_IN_PARAMETER_LIST,
+        field=4,
+    )
 
 
 def test_rtv_with_a_type_we_do_not_make(src):
-    for rod_type in (ROD_TYPE_ZERO, 0x00800000):        # zero; point in time, default
-        refused(src, "pt", populate_token_list([(0, 64)], rtv=True, rod_type=rod_type),
-                INVALID_FIELD_IN_PARAMETER_LIST, field=8)
+    for rod_type in (ROD_TYPE_ZERO, 0x00800000):  # zero; point in time, default
+        refused(
+            src,
+            "pt",
+            populate_token_list([(0, 64)], rtv=True, rod_type=rod_type),
+            INVALID_FIELD_IN_PARAMETER_LIST,
+            field=8,
+        )
 
 
 # --- WRITE USING TOKEN's token ---------------------------------------------------
 
+
 def with_bytes(token, pos, new):
     t = bytearray(token)
-    t[pos:pos + len(new)] = new
+    t[pos : pos + len(new)] = new
     return bytes(t)
 
 
@@ -174,7 +243,7 @@ def test_expired_token(src):
 
 def test_each_use_restarts_the_inactivity_timeout(src):
     tok = make_token(src.sg, [(0, 64)], timeout=2)
-    for lba in (1000, 3000):                    # the second 2.6 s after the token
+    for lba in (1000, 3000):  # the second 2.6 s after the token
         time.sleep(1.3)
         expect_good(write_using_token(src.sg, tok, [(lba, 64)], LIST_ID))
     assert read(src, 3000, 64) == read(src, 0, 64)
@@ -182,15 +251,25 @@ def test_each_use_restarts_the_inactivity_timeout(src):
 
 def test_offset_into_rod_at_or_past_the_end(src, token):
     for offset in (64, 2**64 - 1):
-        refused(src, "wut", wut_list(token, [(DEST, 1)], offset=offset),
-                INVALID_FIELD_IN_PARAMETER_LIST, field=8)
+        refused(
+            src,
+            "wut",
+            wut_list(token, [(DEST, 1)], offset=offset),
+            INVALID_FIELD_IN_PARAMETER_LIST,
+            field=8,
+        )
 
 
 def test_a_refused_write_does_not_delete_the_token(src, token):
     """DEL_TKN takes effect only once the copy starts: a WRITE USING TOKEN
     refused after the token was found leaves it for the next one."""
-    refused(src, "wut", wut_list(token, [(DEST, 1)], offset=64, del_tkn=True),
-            INVALID_FIELD_IN_PARAMETER_LIST, field=8)
+    refused(
+        src,
+        "wut",
+        wut_list(token, [(DEST, 1)], offset=64, del_tkn=True),
+        INVALID_FIELD_IN_PARAMETER_LIST,
+        field=8,
+    )
     expect_good(write_using_token(src.sg, token, [(1000, 64)], LIST_ID))
     assert read(src, 1000, 64) == read(src, 0, 64)
 
@@ -207,6 +286,7 @@ def test_token_of_a_deleted_lun_is_unknown(make_lun):
 
 
 # --- the destination and the command ---------------------------------------------
+
 
 def test_read_only_destination_is_write_protected(src, token, make_lun):
     ro = make_lun(size=16 * MiB, readonly=True, fill=b"\x5a" * 2 * MiB, beside=src)
@@ -236,8 +316,14 @@ def test_parameter_list_sent_the_wrong_way(src, token):
     for cmd in CMDS:
         params = plist(cmd, token, [(DEST, 64)])
         for data_in_len in (len(params), 0):
-            refused(src, cmd, params, PARAMETER_LIST_LENGTH_ERROR, data_out=None,
-                    data_in_len=data_in_len)
+            refused(
+                src,
+                cmd,
+                params,
+                PARAMETER_LIST_LENGTH_ERROR,
+                data_out=None,
+                data_in_len=data_in_len,
+            )
 
 
 @pytest.mark.over_fabrics("iscsi")

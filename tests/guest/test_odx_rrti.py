@@ -1,15 +1,32 @@
 """RECEIVE ROD TOKEN INFORMATION (84h/07h): how the last POPULATE TOKEN or
 WRITE USING TOKEN of a list identifier ended, told once, to the nexus that
 sent it (docs/odx.md)."""
+
 import struct
 
 import pytest
 
 from conftest import MiB
-from scsi import (COPY_ABORTED, COPY_DONE, COPY_FAILED, GOOD, CHECK_CONDITION,
-                  ILLEGAL_REQUEST, ROD_TOKEN_LEN, ROD_TYPE_AUR, SA_POPULATE_TOKEN,
-                  SA_WRITE_USING_TOKEN, decode_sense, expect_good, expect_sense, make_token,
-                  populate_token, rrti, token_info, write_using_token)
+from scsi import (
+    COPY_ABORTED,
+    COPY_DONE,
+    COPY_FAILED,
+    GOOD,
+    CHECK_CONDITION,
+    ILLEGAL_REQUEST,
+    ROD_TOKEN_LEN,
+    ROD_TYPE_AUR,
+    SA_POPULATE_TOKEN,
+    SA_WRITE_USING_TOKEN,
+    decode_sense,
+    expect_good,
+    expect_sense,
+    make_token,
+    populate_token,
+    rrti,
+    token_info,
+    write_using_token,
+)
 from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_CDB
 
 # over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC
@@ -17,8 +34,8 @@ from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_CDB
 # decided before any store is touched: the file store stands for both
 pytestmark = pytest.mark.stores("file")
 
-FINISHED = 0xFFFFFFFE                   # ESTIMATED STATUS UPDATE DELAY
-BLOCKS = 0xF1                           # TRANSFER COUNT UNITS
+FINISHED = 0xFFFFFFFE  # ESTIMATED STATUS UPDATE DELAY
+BLOCKS = 0xF1  # TRANSFER COUNT UNITS
 
 
 def gone(sg, list_id):
@@ -27,8 +44,13 @@ def gone(sg, list_id):
 
 def done(info, sa, blocks):
     """A success: no sense, the count in blocks."""
-    assert (info.sa, info.status, info.delay, info.scsi_status, info.sense) == \
-        (sa, COPY_DONE, FINISHED, GOOD, b""), info
+    assert (info.sa, info.status, info.delay, info.scsi_status, info.sense) == (
+        sa,
+        COPY_DONE,
+        FINISHED,
+        GOOD,
+        b"",
+    ), info
     assert (info.units, info.transfer_count) == (BLOCKS, blocks), info
 
 
@@ -57,8 +79,12 @@ def test_after_an_underrun_the_sense_and_the_blocks_written(lun):
     res = write_using_token(lun.sg, make_token(lun.sg, [(0, 40)]), [(1000, 64)], 5)
     expect_sense(res, COPY_ABORTED, *COPY_TARGET_DATA_UNDERRUN)
     info = token_info(lun.sg, 5)
-    assert (info.sa, info.status, info.scsi_status, info.transfer_count) == \
-        (SA_WRITE_USING_TOKEN, COPY_FAILED, CHECK_CONDITION, 40), info
+    assert (info.sa, info.status, info.scsi_status, info.transfer_count) == (
+        SA_WRITE_USING_TOKEN,
+        COPY_FAILED,
+        CHECK_CONDITION,
+        40,
+    ), info
     s = decode_sense(info.sense)
     assert (s.key, s.asc, s.ascq, s.info) == (COPY_ABORTED, *COPY_TARGET_DATA_UNDERRUN, 40)
     assert info.descriptors_len == 0
@@ -103,7 +129,7 @@ def test_report_belongs_to_the_nexus_that_sent_the_command(lun, over_iscsi):
     expect_good(populate_token(lun.sg, [(0, 8)], 5))
     other = over_iscsi(lun)
     res = rrti(other, 5)
-    if res.status != GOOD:          # a unit attention from the login may come first
+    if res.status != GOOD:  # a unit attention from the login may come first
         res = rrti(other, 5)
     expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
     assert token_info(lun.sg, 5).token is not None

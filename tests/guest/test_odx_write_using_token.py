@@ -2,13 +2,26 @@
 either block size, from OFFSET INTO ROD on, into several ranges, with the
 token longer or shorter than the destination; read back and compared
 (docs/odx.md)."""
+
 import pytest
 
 from conftest import MiB, export_beside, fill, read, sh
-from scsi import (COPY_ABORTED, COPY_DONE, COPY_DONE_PARTIAL, ILLEGAL_REQUEST,
-                  SA_WRITE_USING_TOKEN, cdb_write_using_token, expect_good, expect_sense,
-                  field_pointer, make_token, read_blocks, sg_io, token_info,
-                  write_using_token)
+from scsi import (
+    COPY_ABORTED,
+    COPY_DONE,
+    COPY_DONE_PARTIAL,
+    ILLEGAL_REQUEST,
+    SA_WRITE_USING_TOKEN,
+    cdb_write_using_token,
+    expect_good,
+    expect_sense,
+    field_pointer,
+    make_token,
+    read_blocks,
+    sg_io,
+    token_info,
+    write_using_token,
+)
 from thin import stat
 from vaai import VaaiStorageObject
 from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_PARAMETER_LIST
@@ -56,15 +69,18 @@ def test_copy_across_luns_counts_a_clone_on_each(make_lun, block_size):
     tok = make_token(a.sg, [(10, n)])
 
     def counters():
-        return {(name, k): stat(x, k) for name, x in (("a", a), ("b", b))
-                for k in CLONE_COUNTERS}
+        return {(name, k): stat(x, k) for name, x in (("a", a), ("b", b)) for k in CLONE_COUNTERS}
 
     before = counters()
     copy(b, tok, [(100, n)])
     assert read(b, 100, n) == data
     moved = {k: v - before[k] for k, v in counters().items() if v != before[k]}
-    assert moved == {("a", "clone_read"): 1, ("a", "clone_read_bytes"): MiB,
-                     ("b", "clone_write"): 1, ("b", "clone_write_bytes"): MiB}
+    assert moved == {
+        ("a", "clone_read"): 1,
+        ("a", "clone_read_bytes"): MiB,
+        ("b", "clone_write"): 1,
+        ("b", "clone_write_bytes"): MiB,
+    }
 
 
 @pytest.mark.parametrize("src_bs, dst_bs", [(512, 4096), (4096, 512)])
@@ -79,8 +95,8 @@ def test_copy_between_block_sizes(make_lun, src_bs, dst_bs):
 def test_offset_into_rod_skips_that_many_blocks(lun):
     data = fill(lun, 0, 64)
     copy(lun, make_token(lun.sg, [(0, 64)]), [(1000, 48)], offset=16)
-    assert read(lun, 1000, 48) == data[16 * 512:]
-    assert token_info(lun.sg, 2).status == COPY_DONE        # the token used up
+    assert read(lun, 1000, 48) == data[16 * 512 :]
+    assert token_info(lun.sg, 2).status == COPY_DONE  # the token used up
 
 
 def test_offset_into_rod_counts_destination_blocks(make_lun):
@@ -88,7 +104,7 @@ def test_offset_into_rod_counts_destination_blocks(make_lun):
     a, b = pair(make_lun, 512, 4096)
     data = fill(a, 0, 64)
     copy(b, make_token(a.sg, [(0, 64)]), [(10, 6)], offset=2)
-    assert read(b, 10, 6) == data[2 * 4096:]
+    assert read(b, 10, 6) == data[2 * 4096 :]
 
 
 @pytest.mark.over_fabrics("iscsi")
@@ -107,10 +123,13 @@ def test_token_longer_than_the_destination_leaves_the_rest_unused(lun):
     data = fill(lun, 0, 64)
     after = fill(lun, 1040, 8)
     copy(lun, make_token(lun.sg, [(0, 64)]), [(1000, 40)])
-    assert read(lun, 1000, 48) == data[:40 * 512] + after
+    assert read(lun, 1000, 48) == data[: 40 * 512] + after
     info = token_info(lun.sg, 2)
-    assert (info.sa, info.status, info.transfer_count) == \
-        (SA_WRITE_USING_TOKEN, COPY_DONE_PARTIAL, 40)
+    assert (info.sa, info.status, info.transfer_count) == (
+        SA_WRITE_USING_TOKEN,
+        COPY_DONE_PARTIAL,
+        40,
+    )
 
 
 @pytest.mark.over_fabrics("iscsi")
@@ -180,8 +199,10 @@ def test_ranges_that_split_a_4096_byte_sector_are_refused(sector_4k):
     before = expect_good(read_blocks(sg, 0, 4, 4096)).data
     # 3 and 5 blocks of 512 bytes: the second would start 1536 bytes into a sector
     res = write_using_token(sg, make_token(a.sg, [(0, 3), (100, 5)]), [(1, 1)], 2)
-    assert field_pointer(expect_sense(res, ILLEGAL_REQUEST,
-                                      *INVALID_FIELD_IN_PARAMETER_LIST)) == (534, None)
+    assert field_pointer(expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_PARAMETER_LIST)) == (
+        534,
+        None,
+    )
     assert expect_good(read_blocks(sg, 0, 4, 4096)).data == before
     # whole sectors copy
     expect_good(write_using_token(sg, make_token(a.sg, [(0, 8)]), [(1, 1)], 3))

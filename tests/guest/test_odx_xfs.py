@@ -2,6 +2,7 @@
 what the file system can share (docs/xcopy.md, "How a copy runs") and
 copies the rest, and the destination reads back the token's bytes either
 way.  Only the xfs store has files that can share extents."""
+
 import pytest
 
 from conftest import MiB, fill, read, sh

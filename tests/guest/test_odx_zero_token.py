@@ -1,13 +1,22 @@
 """WRITE USING TOKEN with the block device zero ROD token (FFFF0001h):
 no POPULATE TOKEN, the ranges zeroed as WRITE SAME zeroes them, counted as
 zeroing (docs/odx.md)."""
+
 import os
 
 import pytest
 
 from conftest import MiB, fill, read
-from scsi import (COPY_DONE, DATA_PROTECT, SA_WRITE_USING_TOKEN, expect_good, expect_sense,
-                  token_info, write_using_token, zero_token)
+from scsi import (
+    COPY_DONE,
+    DATA_PROTECT,
+    SA_WRITE_USING_TOKEN,
+    expect_good,
+    expect_sense,
+    token_info,
+    write_using_token,
+    zero_token,
+)
 from thin import allocated, stat
 from sense_codes import WRITE_PROTECTED
 
@@ -28,10 +37,12 @@ def test_zero_token_zeroes_the_ranges_and_counts_as_zeroing(make_lun, block_size
     zero(lun, [(200, 50), (10, 20)])
     back = read(lun, 0, 300)
     bs = block_size
-    assert back[10 * bs:30 * bs] == bytes(20 * bs)
-    assert back[200 * bs:250 * bs] == bytes(50 * bs)
-    assert back[:10 * bs] + back[30 * bs:200 * bs] + back[250 * bs:] == \
-        data[:10 * bs] + data[30 * bs:200 * bs] + data[250 * bs:]
+    assert back[10 * bs : 30 * bs] == bytes(20 * bs)
+    assert back[200 * bs : 250 * bs] == bytes(50 * bs)
+    assert (
+        back[: 10 * bs] + back[30 * bs : 200 * bs] + back[250 * bs :]
+        == data[: 10 * bs] + data[30 * bs : 200 * bs] + data[250 * bs :]
+    )
     assert (stat(lun, "zero"), stat(lun, "zero_blocks")) == (zeros + 1, blocks + 70)
 
 
@@ -52,13 +63,18 @@ def test_rest_of_the_zero_token_is_ignored(lun):
 def test_report_after_zeroing(lun):
     zero(lun, [(0, 64), (100, 36)])
     info = token_info(lun.sg, 3)
-    assert (info.sa, info.status, info.transfer_count, info.token) == \
-        (SA_WRITE_USING_TOKEN, COPY_DONE, 100, None)
+    assert (info.sa, info.status, info.transfer_count, info.token) == (
+        SA_WRITE_USING_TOKEN,
+        COPY_DONE,
+        100,
+        None,
+    )
 
 
 def test_read_only_lun_is_write_protected(make_lun):
     ro = make_lun(size=16 * MiB, readonly=True, fill=b"\x5a" * MiB)
-    expect_sense(write_using_token(ro.sg, zero_token(), [(0, 64)], 3),
-                 DATA_PROTECT, *WRITE_PROTECTED)
+    expect_sense(
+        write_using_token(ro.sg, zero_token(), [(0, 64)], 3), DATA_PROTECT, *WRITE_PROTECTED
+    )
     assert read(ro, 0, 64) == b"\x5a" * 64 * 512
     assert stat(ro, "zero") == 0

@@ -2,6 +2,7 @@
 read back and compared; across the backend's 1 MiB chunks; concurrent
 ORWRITEs to the same blocks lose no bit (they run under the range lock
 COMPARE AND WRITE takes); every refusal leaves the medium as it was."""
+
 import os
 import struct
 import threading
@@ -9,8 +10,7 @@ import threading
 import pytest
 
 from conftest import MiB, read
-from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense,
-                  sg_io, write_blocks)
+from scsi import DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense, sg_io, write_blocks
 from sense_codes import INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE, WRITE_PROTECTED
 
 pytestmark = pytest.mark.stores("file", "bdev", "xfs")
@@ -23,8 +23,7 @@ def cdb_orwrite(lba, nblocks, flags=0):
 
 
 def orwrite(lun, lba, data, flags=0):
-    return sg_io(lun.sg, cdb_orwrite(lba, len(data) // lun.block_size, flags),
-                 data_out=data)
+    return sg_io(lun.sg, cdb_orwrite(lba, len(data) // lun.block_size, flags), data_out=data)
 
 
 def ored(a, b):
@@ -54,7 +53,7 @@ def test_across_chunks_at_the_last_block(make_lun, over_iscsi):
     lba = lun.last_lba - n + 1
     old, new = os.urandom(n * 512), os.urandom(n * 512)
     for off in range(0, len(old), MiB):
-        chunk = old[off:off + MiB]
+        chunk = old[off : off + MiB]
         expect_good(write_blocks(lun.sg, lba + off // 512, chunk, 512))
     expect_good(sg_io(sg, cdb_orwrite(lba, n), data_out=new))
     got = b"".join(read(lun, lba + k, min(2048, n - k)) for k in range(0, n, 2048))
@@ -90,18 +89,17 @@ def test_zero_blocks_writes_nothing(lun):
     expect_good(write_blocks(lun.sg, lun.last_lba, data, 512))
     expect_good(sg_io(lun.sg, cdb_orwrite(lun.last_lba, 0)))
     assert read(lun, lun.last_lba, 1) == data
-    expect_sense(sg_io(lun.sg, cdb_orwrite(lun.nr_blocks, 0)), ILLEGAL_REQUEST,
-                 *LBA_OUT_OF_RANGE)
+    expect_sense(sg_io(lun.sg, cdb_orwrite(lun.nr_blocks, 0)), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
 
 
 def test_refusals_change_nothing(lun):
     old = os.urandom(4 * 512)
     expect_good(write_blocks(lun.sg, 0, old, 512))
     ones = b"\xff" * (4 * 512)
-    lun.so.set_attribute("emulate_write_cache", 0)      # DPOFUA 0
+    lun.so.set_attribute("emulate_write_cache", 0)  # DPOFUA 0
     for flags in (0x20, 0x40, 0xE0, DPO, FUA, DPO | FUA):
         expect_sense(orwrite(lun, 0, ones, flags), ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
-    for lba in (lun.last_lba - 2, 2 ** 64 - 1, 2 ** 63):
+    for lba in (lun.last_lba - 2, 2**64 - 1, 2**63):
         expect_sense(orwrite(lun, lba, ones), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
     assert read(lun, 0, 4) == old
     assert read(lun, lun.last_lba - 2, 3) == bytes(3 * 512)

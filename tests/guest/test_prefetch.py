@@ -3,14 +3,14 @@ file store serves READs from, CONDITION MET once all of them are there
 (IMMED or not);
 GOOD where there is no such cache (the block store, direct I/O) or when
 they do not all fit; the medium never changed; bad ranges refused."""
+
 import os
 import struct
 
 import pytest
 
 from conftest import MiB, cached_bytes, drop_caches
-from scsi import (GOOD, ILLEGAL_REQUEST, expect_good, expect_sense,
-                  read_blocks, sg_io, write_blocks)
+from scsi import GOOD, ILLEGAL_REQUEST, expect_good, expect_sense, read_blocks, sg_io, write_blocks
 from sense_codes import LBA_OUT_OF_RANGE
 
 # the file store on XFS, whose page cache (unlike tmpfs') can be emptied
@@ -87,7 +87,12 @@ def test_direct_io_has_no_cache(make_lun):
 
 def test_out_of_range(lun):
     last = lun.last_lba
-    for cdb in (cdb_prefetch16(last, 2), cdb_prefetch16(last + 1, 0),
-                cdb_prefetch16(2 ** 64 - 1, 1), cdb_prefetch16(2 ** 63, 1),
-                cdb_prefetch10(last + 1, 1), cdb_prefetch10(2 ** 32 - 1, 0)):
+    for cdb in (
+        cdb_prefetch16(last, 2),
+        cdb_prefetch16(last + 1, 0),
+        cdb_prefetch16(2**64 - 1, 1),
+        cdb_prefetch16(2**63, 1),
+        cdb_prefetch10(last + 1, 1),
+        cdb_prefetch10(2**32 - 1, 0),
+    ):
         expect_sense(sg_io(lun.sg, cdb), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)

@@ -11,6 +11,7 @@ leaves room for the reads between completion and fio's next submission.
 (fio's mean latency says the same for the direct and block paths, but not
 for buffered reads, which also wait for pages other reads are filling.)
 No command may time out at the initiator meanwhile."""
+
 import contextlib
 import os
 import subprocess
@@ -69,11 +70,25 @@ def in_flight_at_store(so, disk, dev, seconds=4):
     timeouts = timed_out(disk)
     with dev.slow():
         fio = subprocess.Popen(
-            ["fio", "--name=qd", "--filename=" + disk, "--direct=1",
-             "--ioengine=libaio", "--iodepth=%d" % DEPTH, "--rw=randread",
-             "--bs=4k", "--size=32M", "--time_based", "--runtime=%d" % seconds,
-             "--norandommap", "--randrepeat=0"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            [
+                "fio",
+                "--name=qd",
+                "--filename=" + disk,
+                "--direct=1",
+                "--ioengine=libaio",
+                "--iodepth=%d" % DEPTH,
+                "--rw=randread",
+                "--bs=4k",
+                "--size=32M",
+                "--time_based",
+                "--runtime=%d" % seconds,
+                "--norandommap",
+                "--randrepeat=0",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         peak = 0
         try:
             while fio.poll() is None:
@@ -94,8 +109,7 @@ def in_flight_at_store(so, disk, dev, seconds=4):
 
 
 def assert_parallel(held):
-    assert held >= 0.9 * DEPTH, \
-        "the store held only %.0f of %d commands at once" % (held, DEPTH)
+    assert held >= 0.9 * DEPTH, "the store held only %.0f of %d commands at once" % (held, DEPTH)
 
 
 @pytest.fixture
@@ -151,8 +165,7 @@ def test_file_store_keeps_128_in_flight(loop_image, tmp_path, mode, wce):
         sh("mount", dev.path, mnt)
         path = os.path.join(mnt, "lun.img")
         # written out, so reads reach the device rather than holes
-        sh("dd", "if=/dev/zero", "of=" + path, "bs=1M", "count=64",
-           "conv=fsync", "status=none")
+        sh("dd", "if=/dev/zero", "of=" + path, "bs=1M", "count=64", "conv=fsync", "status=none")
         with exported_disk("qdf", path, emulate_write_cache=wce, io_mode=mode) as (so, disk):
             drop_caches()
             held = in_flight_at_store(so, disk, dev)
@@ -169,6 +182,5 @@ def test_store_work_queues_have_no_rescuer():
     in series, commands timed out and the LUN was reset (vaai_main.c).  A
     rescuer is a kernel thread named after its queue."""
     assert module_loaded()
-    rescuers = set(sh("ps", "-e", "-o", "comm=").split()) & \
-        {"vaai_io", "vaai_copy", "vaai_clone"}
+    rescuers = set(sh("ps", "-e", "-o", "comm=").split()) & {"vaai_io", "vaai_copy", "vaai_clone"}
     assert not rescuers, "rescuers: %s" % ", ".join(sorted(rescuers))

@@ -1,4 +1,5 @@
 """READ CAPACITY (16) on both stores and both logical block sizes."""
+
 import re
 
 import pytest

@@ -1,8 +1,16 @@
 """A read-only LUN serves its data and refuses every write."""
+
 import os
 
-from scsi import (DATA_PROTECT, cdb_sync_cache10, expect_good, expect_sense,
-                  read_blocks, sg_io, write_blocks)
+from scsi import (
+    DATA_PROTECT,
+    cdb_sync_cache10,
+    expect_good,
+    expect_sense,
+    read_blocks,
+    sg_io,
+    write_blocks,
+)
 from sense_codes import WRITE_PROTECTED
 
 

@@ -1,14 +1,22 @@
 """vaaictl resize: a store grown under a live LUN (a file extended, a block
 device grown) changes READ CAPACITY and raises CAPACITY DATA HAS CHANGED
 on every I_T nexus (SBC-4 4.6); shrinking is refused and changes nothing."""
+
 import os
 
 import pytest
 
 from conftest import MiB, fill, read, sh, udev_probed
 from ctl import refused, vaaictl
-from scsi import (UNIT_ATTENTION, clear_unit_attention, expect_good, expect_sense,
-                  last_lba, read_capacity16, sg_io)
+from scsi import (
+    UNIT_ATTENTION,
+    clear_unit_attention,
+    expect_good,
+    expect_sense,
+    last_lba,
+    read_capacity16,
+    sg_io,
+)
 from sense_codes import CAPACITY_DATA_HAS_CHANGED
 
 
@@ -35,7 +43,7 @@ def test_growing_the_store_tells_every_nexus(make_lun, over_iscsi, store):
     old_last = lun.last_lba
     data = fill(lun, old_last - 7, 8)
     second = over_iscsi(lun)
-    clear_unit_attention(second)       # the new nexus's own, from LIO core
+    clear_unit_attention(second)  # the new nexus's own, from LIO core
     quiet(lun.sg)
     quiet(second)
 
@@ -44,8 +52,10 @@ def test_growing_the_store_tells_every_nexus(make_lun, over_iscsi, store):
     else:
         set_store_size(lun, 96 * MiB)
         _, out, _ = vaaictl("resize", lun.so.name)
-    assert out == ("vaai/%s: %d -> %d bytes; the hosts are told (CAPACITY DATA HAS "
-                   "CHANGED)\n" % (lun.so.name, 64 * MiB, 96 * MiB))
+    assert out == (
+        "vaai/%s: %d -> %d bytes; the hosts are told (CAPACITY DATA HAS "
+        "CHANGED)\n" % (lun.so.name, 64 * MiB, 96 * MiB)
+    )
 
     for sg in (lun.sg, second):
         expect_sense(tur(sg), UNIT_ATTENTION, *CAPACITY_DATA_HAS_CHANGED)
@@ -75,9 +85,11 @@ def test_a_smaller_size_is_refused(lun):
 def test_a_store_that_shrank_is_refused(lun):
     quiet(lun.sg)
     set_store_size(lun, 32 * MiB)
-    refused(["resize", lun.so.name],
-            "now holds %d bytes, fewer than the LUN's %d; a live LUN does not shrink"
-            % (32 * MiB, 64 * MiB))
+    refused(
+        ["resize", lun.so.name],
+        "now holds %d bytes, fewer than the LUN's %d; a live LUN does not shrink"
+        % (32 * MiB, 64 * MiB),
+    )
     expect_good(tur(lun.sg))
     assert last_lba(read_capacity16(lun.sg)) == lun.last_lba
 

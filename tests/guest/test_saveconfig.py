@@ -1,4 +1,5 @@
 """vaai backstores survive rtslib-fb's save_to_file / restore_from_file."""
+
 import json
 import os
 
@@ -20,8 +21,9 @@ def no_fabric_topologies():
 
 
 def vaai_dumps(root):
-    return sorted((so.dump() for so in root.storage_objects
-                   if so.plugin == "vaai"), key=lambda d: d["name"])
+    return sorted(
+        (so.dump() for so in root.storage_objects if so.plugin == "vaai"), key=lambda d: d["name"]
+    )
 
 
 def test_save_wipe_restore_round_trip(make_lun, tmp_path, store):
@@ -49,5 +51,5 @@ def test_save_wipe_restore_round_trip(make_lun, tmp_path, store):
     assert after[1]["attributes"]["block_size"] == 4096
 
     sg = sg_of(find_disk(VaaiStorageObject(lun_a.so.name)))
-    clear_unit_attention(sg)    # the LUN is new to the initiator: 3Fh/03h
+    clear_unit_attention(sg)  # the LUN is new to the initiator: 3Fh/03h
     assert expect_good(read_blocks(sg, 100, 128, 512)).data == data

@@ -3,6 +3,7 @@ mixed configuration with vaai LUNs, through the rtslib hook
 (vaai-rtslib.pth; tests/vm/guest-env.sh puts it in the user site): every
 LUN, mapping and byte present before is present after.  Without the vaai
 package the hook's guard stops them before they change anything."""
+
 import json
 import os
 import re
@@ -10,9 +11,20 @@ import shlex
 import subprocess
 
 import pytest
-from rtslib_fb import (ALUATargetPortGroup, BlockStorageObject, FabricModule,
-                       FileIOStorageObject, LUN, MappedLUN, NetworkPortal,
-                       NodeACL, RDMCPStorageObject, RTSRoot, Target, TPG)
+from rtslib_fb import (
+    ALUATargetPortGroup,
+    BlockStorageObject,
+    FabricModule,
+    FileIOStorageObject,
+    LUN,
+    MappedLUN,
+    NetworkPortal,
+    NodeACL,
+    RDMCPStorageObject,
+    RTSRoot,
+    Target,
+    TPG,
+)
 from rtslib_fb.tcm import bs_cache
 
 import fabrics
@@ -44,10 +56,11 @@ def stock(*argv, vaai=True, check=True):
     if not vaai:
         env.pop("PYTHONPATH", None)
     p = subprocess.run(argv, capture_output=True, text=True, env=env)
-    bs_cache.clear()        # rtslib's cache of where backstores are
+    bs_cache.clear()  # rtslib's cache of where backstores are
     if check and p.returncode:
-        raise AssertionError("%s: exit %d: %s%s" % (" ".join(argv), p.returncode,
-                                                    p.stdout, p.stderr))
+        raise AssertionError(
+            "%s: exit %d: %s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr)
+        )
     return p.returncode, p.stdout, p.stderr
 
 
@@ -77,8 +90,7 @@ class Mixed:
         self.loops = []
         self.vaai = VaaiStorageObject("mix_vaai", self._file("mix_vaai.img"), 32 * MiB)
         self.vaai_bdev = VaaiStorageObject("mix_vaai_bdev", self._loop("mix_vb.img"))
-        self.fileio = FileIOStorageObject("mix_fileio", self._file("mix_fileio.img"),
-                                          16 * MiB)
+        self.fileio = FileIOStorageObject("mix_fileio", self._file("mix_fileio.img"), 16 * MiB)
         self.block = BlockStorageObject("mix_block", self._loop("mix_block.img"))
         self.ram = RDMCPStorageObject("mix_ram", 8 * MiB)
         group = ALUATargetPortGroup(self.vaai, "ao_group", tag=7)
@@ -160,8 +172,9 @@ def test_plain_targetcli_lists_every_backstore(mixed):
     assert err == ""
     vaai = re.search(r"o- vaai \.+ \[Storage Objects: 2\]", out)
     assert vaai, out
-    assert re.search(r"o- mix_vaai \.+ \[%s \(32\.0MiB\) file activated\]"
-                     % re.escape(mixed.vaai.path_name), out), out
+    assert re.search(
+        r"o- mix_vaai \.+ \[%s \(32\.0MiB\) file activated\]" % re.escape(mixed.vaai.path_name), out
+    ), out
     for name in ("mix_vaai_bdev", "mix_fileio", "mix_block", "mix_ram", IQN_A, IQN_B):
         assert "o- %s " % name in out, name
 
@@ -187,8 +200,11 @@ def test_targetctl_save_clear_restore_round_trips(mixed, tmp_path):
     assert plugins == {"vaai", "fileio", "block", "ramdisk"}
 
     stock("targetctl", "clear")
-    assert running() == {"storage_objects": [], "targets": [],
-                         "fabric_modules": before["fabric_modules"]}
+    assert running() == {
+        "storage_objects": [],
+        "targets": [],
+        "fabric_modules": before["fabric_modules"],
+    }
     assert all(os.path.exists(f) for f in mixed.files), "clearing kept the data"
 
     _, out, err = stock("targetctl", "restore", saved)
@@ -217,16 +233,23 @@ def test_targetctl_restore_without_a_store_restores_the_rest(mixed, cleared):
     finally:
         os.rename(away, mixed.files[0])
     assert "vaai/mix_vaai: %s does not exist" % mixed.files[0] in err
-    assert not any("does not exist" in line for line in err.splitlines()
-                   if "mix_vaai:" not in line), err
+    assert not any(
+        "does not exist" in line for line in err.splitlines() if "mix_vaai:" not in line
+    ), err
     now = running()
-    assert {so["name"] for so in now["storage_objects"]} == \
-        {so["name"] for so in before["storage_objects"]} - {"mix_vaai"}
-    luns = {(t["wwn"], lun["index"]) for t in now["targets"] for tpg in t["tpgs"]
-            for lun in tpg["luns"]}
-    assert luns == {(t["wwn"], lun["index"]) for t in before["targets"]
-                    for tpg in t["tpgs"] for lun in tpg["luns"]
-                    if not lun["storage_object"].endswith("/mix_vaai")}
+    assert {so["name"] for so in now["storage_objects"]} == {
+        so["name"] for so in before["storage_objects"]
+    } - {"mix_vaai"}
+    luns = {
+        (t["wwn"], lun["index"]) for t in now["targets"] for tpg in t["tpgs"] for lun in tpg["luns"]
+    }
+    assert luns == {
+        (t["wwn"], lun["index"])
+        for t in before["targets"]
+        for tpg in t["tpgs"]
+        for lun in tpg["luns"]
+        if not lun["storage_object"].endswith("/mix_vaai")
+    }
     mixed.assert_serving(["mix_fileio"])
 
 
@@ -247,8 +270,7 @@ def test_targetctl_restores_a_grown_store_at_its_new_size(mixed, cleared):
 def _unit_commands(key):
     """The command lines of the stock unit's ExecStart= or ExecStop=."""
     with open(STOCK_UNIT) as f:
-        return [shlex.split(line.split("=", 1)[1]) for line in f
-                if line.startswith(key + "=")]
+        return [shlex.split(line.split("=", 1)[1]) for line in f if line.startswith(key + "=")]
 
 
 @pytest.fixture
@@ -282,14 +304,20 @@ def test_without_vaai_the_stock_tools_change_nothing(mixed, tmp_path):
     saved = str(tmp_path / "saveconfig.json")
     stock("targetctl", "save", saved)
     before = running()
-    line = ("cannot read storage object vaai/%s: the vaai Python package cannot be "
-            "loaded (No module named 'vaai'); nothing was changed")
-    for argv in (["targetctl", "clear"], ["targetctl", "restore", saved],
-                 ["targetctl", "save", str(tmp_path / "other.json")]):
+    line = (
+        "cannot read storage object vaai/%s: the vaai Python package cannot be "
+        "loaded (No module named 'vaai'); nothing was changed"
+    )
+    for argv in (
+        ["targetctl", "clear"],
+        ["targetctl", "restore", saved],
+        ["targetctl", "save", str(tmp_path / "other.json")],
+    ):
         rc, out, err = stock(*argv, vaai=False, check=False)
         assert rc == 1, (argv, out, err)
-        assert re.fullmatch("targetctl: " + re.escape(line).replace("%s", r"mix_vaai\w*")
-                            + "\n", err), (argv, err)
+        assert re.fullmatch(
+            "targetctl: " + re.escape(line).replace("%s", r"mix_vaai\w*") + "\n", err
+        ), (argv, err)
         assert running() == before, argv
     assert not os.path.exists(tmp_path / "other.json")
     mixed.assert_serving()

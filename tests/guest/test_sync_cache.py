@@ -1,12 +1,20 @@
 """SYNCHRONIZE CACHE and the write cache setting."""
+
 import os
 
 import pytest
 
 
 from conftest import sh
-from scsi import (ILLEGAL_REQUEST, cdb_sync_cache10, expect_good, expect_sense,
-                  read_blocks, sg_io, write_blocks)
+from scsi import (
+    ILLEGAL_REQUEST,
+    cdb_sync_cache10,
+    expect_good,
+    expect_sense,
+    read_blocks,
+    sg_io,
+    write_blocks,
+)
 from sense_codes import LBA_OUT_OF_RANGE
 
 # also on a file on XFS: the direct I/O path
@@ -15,7 +23,7 @@ pytestmark = pytest.mark.stores("file", "bdev", "xfs")
 
 def mode_sense_wce(sg):
     """WCE bit of the Caching mode page (SBC-4 6.5.5)."""
-    cdb = bytes([0x5A, 0x08, 0x08, 0, 0, 0, 0, 0, 0xFF, 0])   # DBD, page 08h
+    cdb = bytes([0x5A, 0x08, 0x08, 0, 0, 0, 0, 0, 0xFF, 0])  # DBD, page 08h
     data = expect_good(sg_io(sg, cdb, data_in_len=255)).data
     page = data[8:]
     assert page[0] & 0x3F == 0x08
@@ -30,8 +38,9 @@ def test_sync_cache_whole_lun_and_range(lun):
 
 
 def test_sync_cache_beyond_capacity_is_refused(lun):
-    expect_sense(sg_io(lun.sg, cdb_sync_cache10(lun.nr_blocks, 1)),
-                 ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
+    expect_sense(
+        sg_io(lun.sg, cdb_sync_cache10(lun.nr_blocks, 1)), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE
+    )
 
 
 def test_write_cache_follows_emulate_write_cache(lun):

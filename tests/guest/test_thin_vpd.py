@@ -1,5 +1,6 @@
 """What a host reads to decide how to use a thin LUN: READ CAPACITY (16),
 the Logical Block Provisioning and Block Limits VPD pages."""
+
 import re
 
 import pytest
@@ -46,8 +47,7 @@ def test_block_limits_suit_vmfs6(make_lun, block_size):
 
 
 @pytest.mark.parametrize("block_size", [512, 4096])
-def test_threshold_exponent_says_the_file_store_has_a_threshold(make_lun, store,
-                                                                block_size):
+def test_threshold_exponent_says_the_file_store_has_a_threshold(make_lun, store, block_size):
     """THRESHOLD EXPONENT 0 would say there are no thresholds, yet a file
     store raises the soft threshold's unit attention (SBC-4 6.6.6)."""
     lun = make_lun(block_size=block_size)

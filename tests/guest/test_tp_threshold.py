@@ -1,4 +1,5 @@
 """The thin-provisioning soft threshold: one unit attention per crossing."""
+
 import errno
 import os
 
@@ -43,7 +44,7 @@ def test_crossing_raises_one_unit_attention_and_reunmapping_rearms(make_lun, sto
             set_threshold(lun, 25)
         assert e.value.errno == errno.EOPNOTSUPP
         return
-    set_threshold(lun, 25)                       # 4 MiB of 16
+    set_threshold(lun, 25)  # 4 MiB of 16
     start = told()
     fill(lun, 0, (3 * MiB + MiB // 2) // 512)  # under
     expect_good(sg_io(lun.sg, TUR))

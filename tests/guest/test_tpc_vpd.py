@@ -1,6 +1,7 @@
 """How a host finds out the LUN offloads copies: the 3PC bit in standard
 INQUIRY, the Third-party Copy VPD page (8Fh) and the Supported VPD Pages
 list, all following emulate_3pc."""
+
 import struct
 
 import pytest
@@ -23,9 +24,9 @@ def tpc_descriptors(data):
     assert end <= len(data) and not any(data[end:])
     out, pos = {}, 4
     while pos < end:
-        dtype, dlen = struct.unpack(">HH", data[pos:pos + 4])
+        dtype, dlen = struct.unpack(">HH", data[pos : pos + 4])
         assert (4 + dlen) % 4 == 0, "descriptor 0x%04x not padded" % dtype
-        out[dtype] = data[pos + 4:pos + 4 + dlen]
+        out[dtype] = data[pos + 4 : pos + 4 + dlen]
         pos += 4 + dlen
     assert pos == end
     return out
@@ -39,10 +40,11 @@ def test_third_party_copy_page(make_lun, block_size):
     # Windows reads only the Block Device ROD Token Limits, and only first
     assert list(d) == [0x0000, 0x0001, 0x0004, 0x0008, 0x000C, 0x0106, 0x0108, 0x8001]
     cmds = d[0x0001]
-    assert cmds[1:1 + cmds[0]] == bytes([0x83, 3, 0x00, 0x10, 0x11,
-                                         0x84, 4, 0x00, 0x03, 0x04, 0x07])
+    assert cmds[1 : 1 + cmds[0]] == bytes(
+        [0x83, 3, 0x00, 0x10, 0x11, 0x84, 4, 0x00, 0x03, 0x04, 0x07]
+    )
     assert struct.unpack(">HHII", d[0x0004][4:16]) == (32, 256, 32 * 32 + 256 * 28, 0)
-    assert list(d[0x0008][1:1 + d[0x0008][0]]) == [0x02, 0xE4]
+    assert list(d[0x0008][1 : 1 + d[0x0008][0]]) == [0x02, 0xE4]
     assert struct.unpack(">H", d[0x000C][0:2])[0] == 0
     total, identified, max_seg = struct.unpack(">III", d[0x8001][0:12])
     assert (total, identified, max_seg) == (32, 32, 256 * MiB)
@@ -58,21 +60,25 @@ def test_block_device_rod_token_limits(make_lun, block_size):
     lun = make_lun(block_size=block_size)
     d = tpc_descriptors(expect_good(inquiry(lun.sg, 0x8F, alloc=1024)).data)[0x0000]
     assert len(d) == 0x20
-    max_ranges, max_timeout, default_timeout, max_blocks, optimal_blocks = \
-        struct.unpack(">HIIQQ", d[6:32])
+    max_ranges, max_timeout, default_timeout, max_blocks, optimal_blocks = struct.unpack(
+        ">HIIQQ", d[6:32]
+    )
     assert (max_ranges, max_timeout, default_timeout) == (64, 3600, 60)
     assert (max_blocks, optimal_blocks) == ((1 << 30) // block_size, 64 * MiB // block_size)
     out = sh("sg_vpd", "-p", "tpc", lun.sg).lower()
-    for line in ("block device rod token limits", "maximum range descriptors: 64",
-                 "maximum inactivity timeout: 3600 seconds",
-                 "default inactivity timeout: 60 seconds"):
+    for line in (
+        "block device rod token limits",
+        "maximum range descriptors: 64",
+        "maximum inactivity timeout: 3600 seconds",
+        "default inactivity timeout: 60 seconds",
+    ):
         assert line in out, line
 
 
 def test_rod_token_features_and_types(lun):
     d = tpc_descriptors(expect_good(inquiry(lun.sg, 0x8F, alloc=1024)).data)
     features = d[0x0106]
-    assert features[0] & 0x0F == 0                               # REMOTE TOKENS
+    assert features[0] & 0x0F == 0  # REMOTE TOKENS
     assert struct.unpack(">III", features[12:24]) == (1, 3600, 3600)
     assert struct.unpack(">H", features[42:44])[0] == 48
     block = features[44:92]
@@ -80,17 +86,23 @@ def test_rod_token_features_and_types(lun):
     assert struct.unpack(">HQQQQ", block[6:40]) == (1, 1 << 30, 64 * MiB, 64 * MiB, 64 * MiB)
     types = d[0x0108]
     assert struct.unpack(">H", types[2:4])[0] == 128
-    assert [(struct.unpack(">I", t[0:4])[0], t[4]) for t in (types[4:68], types[68:132])] \
-        == [(0x00010000, 0x03), (0xFFFF0001, 0x02)]               # TOKEN_IN, TOKEN_OUT
+    assert [(struct.unpack(">I", t[0:4])[0], t[4]) for t in (types[4:68], types[68:132])] == [
+        (0x00010000, 0x03),
+        (0xFFFF0001, 0x02),
+    ]  # TOKEN_IN, TOKEN_OUT
     out = sh("sg_vpd", "-p", "tpc", lun.sg).lower()
-    for line in ("rod token features", "remote tokens: 0",
-                 "rod type: access upon reference", "rod type: block device zero"):
+    for line in (
+        "rod token features",
+        "remote tokens: 0",
+        "rod type: access upon reference",
+        "rod type: block device zero",
+    ):
         assert line in out, line
 
 
 def test_supported_pages_list_the_tpc_page_in_order(lun):
     d = expect_good(inquiry(lun.sg, 0x00)).data
-    pages = list(d[4:4 + d[3]])
+    pages = list(d[4 : 4 + d[3]])
     assert pages == sorted(pages)
     assert {0x00, 0x80, 0x83, 0x8F, 0xB0, 0xB2} <= set(pages)
     for page in pages:
@@ -114,10 +126,13 @@ def test_3pc_off_hides_all_of_it(lun):
     try:
         assert not expect_good(inquiry(lun.sg)).data[5] & 0x08
         d = expect_good(inquiry(lun.sg, 0x00)).data
-        assert 0x8F not in d[4:4 + d[3]]
+        assert 0x8F not in d[4 : 4 + d[3]]
         expect_sense(inquiry(lun.sg, 0x8F), ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
-        expect_sense(sg_io(lun.sg, struct.pack(">BBB7xIBB", 0x84, 3, 0, 64, 0, 0),
-                           data_in_len=64), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE)
+        expect_sense(
+            sg_io(lun.sg, struct.pack(">BBB7xIBB", 0x84, 3, 0, 64, 0, 0), data_in_len=64),
+            ILLEGAL_REQUEST,
+            *INVALID_COMMAND_OPERATION_CODE,
+        )
     finally:
         lun.so.set_attribute("emulate_3pc", 1)
     assert expect_good(inquiry(lun.sg)).data[5] & 0x08

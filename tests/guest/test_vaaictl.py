@@ -1,6 +1,7 @@
 """vaaictl end to end: create with the ESXi profile, export, drive each
 primitive with sg3_utils and read the counters back, refusals that leave
 nothing behind."""
+
 import json
 import os
 import re
@@ -15,8 +16,14 @@ import pytest
 from rtslib_fb import RTSRoot
 
 from conftest import INITIATOR, MiB, SCRATCH, STORES, Backing, sh
-from scsi import (clear_unit_attention, expect_good, make_token, read_blocks, write_blocks,
-                  write_using_token)
+from scsi import (
+    clear_unit_attention,
+    expect_good,
+    make_token,
+    read_blocks,
+    write_blocks,
+    write_using_token,
+)
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
 
@@ -52,11 +59,17 @@ def test_create_applies_the_esxi_profile(kind, backstores):
     try:
         backstores.append("esx-%s" % kind)
         _, out, _ = vaaictl("create", backstores[0], backing.path)
-        assert out.startswith("created vaai/%s on %s (67108864 bytes, %s store"
-                              % (backstores[0], backing.path, kind))
-        want = {"block_size": "512", "emulate_caw": "1", "emulate_3pc": "1",
-                "emulate_tpu": "1", "emulate_tpws": "1",
-                "is_nonrot": str(1 - rotational(backing.path))}
+        assert out.startswith(
+            "created vaai/%s on %s (67108864 bytes, %s store" % (backstores[0], backing.path, kind)
+        )
+        want = {
+            "block_size": "512",
+            "emulate_caw": "1",
+            "emulate_3pc": "1",
+            "emulate_tpu": "1",
+            "emulate_tpws": "1",
+            "is_nonrot": str(1 - rotational(backing.path)),
+        }
         assert {k: attr(backstores[0], k) for k in want} == want
         (row,) = json.loads(vaaictl("list", "--json")[1])
         assert row["name"] == backstores[0] and row["path"] == backing.path
@@ -71,8 +84,7 @@ def test_create_applies_the_esxi_profile(kind, backstores):
 def test_plain_profile_and_4k_blocks(backstores, tmp_path):
     path = os.path.join(SCRATCH, "plain.img")
     backstores.append("plain")
-    vaaictl("create", "plain", path, "--size", "32M", "--profile", "plain",
-            "--block-size", "4096")
+    vaaictl("create", "plain", path, "--size", "32M", "--profile", "plain", "--block-size", "4096")
     try:
         assert attr("plain", "emulate_tpu") == "0" and attr("plain", "emulate_tpws") == "0"
         assert attr("plain", "block_size") == "4096"
@@ -89,26 +101,30 @@ def test_refusals_say_what_is_wrong_and_leave_nothing(backstores):
     backstores.append("one")
     vaaictl("create", "one", path, "--size", "16M")
     try:
-        refused(["create", "one", path + "2", "--size", "16M"],
-                "backstore vaai/one exists already")
+        refused(["create", "one", path + "2", "--size", "16M"], "backstore vaai/one exists already")
         assert not os.path.exists(path + "2")
         refused(["create", "two", path], "%s is in use by backstore vaai/one" % path)
-        refused(["create", "two", os.path.join(SCRATCH, "none.img")],
-                "does not exist; give --size")
-        refused(["create", "two", "/nonexistent/dir/x.img", "--size", "1M"],
-                "directory /nonexistent/dir does not exist")
+        refused(["create", "two", os.path.join(SCRATCH, "none.img")], "does not exist; give --size")
+        refused(
+            ["create", "two", "/nonexistent/dir/x.img", "--size", "1M"],
+            "directory /nonexistent/dir does not exist",
+        )
         refused(["create", "bad/name", path + "3", "--size", "1M"], "backstore name")
         # The kernel's own reason comes through for what only it can judge.
         with open(path + "4", "wb") as f:
             f.truncate(16 * MiB)
-        refused(["create", "two", path + "4", "--size", "8M"],
-                "size=8388608 does not match the 16777216 bytes of %s4" % path)
+        refused(
+            ["create", "two", path + "4", "--size", "8M"],
+            "size=8388608 does not match the 16777216 bytes of %s4" % path,
+        )
         os.unlink(path + "4")
         refused(["delete", "nine"], "no vaai backstore 'nine' (there are: one)")
         refused(["export", "nine", "loopback"], "no vaai backstore 'nine'")
         refused(["stats", "nine"], "no vaai backstore nine")
-        refused(["restore", os.path.join(SCRATCH, "missing.json")],
-                "does not exist; write one with 'vaaictl save'")
+        refused(
+            ["restore", os.path.join(SCRATCH, "missing.json")],
+            "does not exist; write one with 'vaaictl save'",
+        )
     finally:
         vaaictl("delete", "one")
         os.unlink(path)
@@ -125,21 +141,30 @@ def test_missing_module_is_one_line_with_the_fix(tmp_path):
     """modprobe that cannot find the module (as on a host where it is not
     installed); here the module is loaded, so fake the check as well."""
     fake = tmp_path / "modprobe"
-    fake.write_text("#!/bin/sh\necho 'modprobe: FATAL: Module target_core_vaai "
-                    "not found' >&2\nexit 1\n")
+    fake.write_text(
+        "#!/bin/sh\necho 'modprobe: FATAL: Module target_core_vaai not found' >&2\nexit 1\n"
+    )
     fake.chmod(0o755)
     probe = tmp_path / "sitecustomize.py"
-    probe.write_text("import os\n_isdir = os.path.isdir\nos.path.isdir = lambda p: "
-                     "False if p == '/sys/module/target_core_vaai' else _isdir(p)\n")
-    env = {"PATH": "%s:%s" % (tmp_path, os.environ["PATH"]),
-           "PYTHONPATH": "%s:%s" % (os.path.join(REPO, "python"), tmp_path)}
-    refused(["create", "m", os.path.join(SCRATCH, "m.img"), "--size", "1M"],
-            "cannot load the target_core_vaai module (modprobe: FATAL: Module "
-            "target_core_vaai not found): install the vaai-dkms package (with "
-            "this kernel's headers), or run 'make install'", env=env)
+    probe.write_text(
+        "import os\n_isdir = os.path.isdir\nos.path.isdir = lambda p: "
+        "False if p == '/sys/module/target_core_vaai' else _isdir(p)\n"
+    )
+    env = {
+        "PATH": "%s:%s" % (tmp_path, os.environ["PATH"]),
+        "PYTHONPATH": "%s:%s" % (os.path.join(REPO, "python"), tmp_path),
+    }
+    refused(
+        ["create", "m", os.path.join(SCRATCH, "m.img"), "--size", "1M"],
+        "cannot load the target_core_vaai module (modprobe: FATAL: Module "
+        "target_core_vaai not found): install the vaai-dkms package (with "
+        "this kernel's headers), or run 'make install'",
+        env=env,
+    )
 
 
 # --- counters ---------------------------------------------------------------
+
 
 @pytest.fixture
 def exported(backstores):
@@ -171,8 +196,7 @@ DATA_PATH = {"mb_per_s", "rw_deferred", "in_flight"}
 
 def moved(before, after):
     """The VAAI counters that changed, by how much."""
-    return {k: after[k] - before[k] for k in after
-            if k not in DATA_PATH and after[k] != before[k]}
+    return {k: after[k] - before[k] for k in after if k not in DATA_PATH and after[k] != before[k]}
 
 
 def test_each_primitive_moves_exactly_its_counters(exported, tmp_path):
@@ -187,9 +211,12 @@ def test_each_primitive_moves_exactly_its_counters(exported, tmp_path):
     c1 = counters(name)
     assert moved(c0, c1) == {"ats": 1}
 
-    p = subprocess.run(["sg_compare_and_write", "--in=%s" % caw, "--lba=0", "--num=1",
-                        "--xferlen=1024", sg], capture_output=True, text=True)
-    assert p.returncode == 14, p.stderr         # sg3_utils: MISCOMPARE
+    p = subprocess.run(
+        ["sg_compare_and_write", "--in=%s" % caw, "--lba=0", "--num=1", "--xferlen=1024", sg],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 14, p.stderr  # sg3_utils: MISCOMPARE
     c2 = counters(name)
     assert moved(c1, c2) == {"ats_miscompare": 1}
 
@@ -203,10 +230,16 @@ def test_each_primitive_moves_exactly_its_counters(exported, tmp_path):
 
     sh("sg_xcopy", "if=" + sg, "of=" + sg, "bs=512", "count=64", "seek=20000")
     c5 = counters(name)
-    assert moved(c4, c5) == {"clone_read": 1, "clone_write": 1,
-                             "clone_read_bytes": 32768, "clone_write_bytes": 32768}
-    assert expect_good(read_blocks(sg, 20000, 64, 512)).data == \
-        expect_good(read_blocks(sg, 0, 64, 512)).data
+    assert moved(c4, c5) == {
+        "clone_read": 1,
+        "clone_write": 1,
+        "clone_read_bytes": 32768,
+        "clone_write_bytes": 32768,
+    }
+    assert (
+        expect_good(read_blocks(sg, 20000, 64, 512)).data
+        == expect_good(read_blocks(sg, 0, 64, 512)).data
+    )
 
     # ODX: a token of 64 blocks, then a copy with it (counted as a clone)
     token = make_token(sg, [(0, 64)])
@@ -214,15 +247,24 @@ def test_each_primitive_moves_exactly_its_counters(exported, tmp_path):
     assert moved(c5, c6) == {"odx_tokens": 1}
     expect_good(write_using_token(sg, token, [(30000, 64)], 1))
     c7 = counters(name)
-    assert moved(c6, c7) == {"clone_read": 1, "clone_write": 1,
-                             "clone_read_bytes": 32768, "clone_write_bytes": 32768}
-    assert expect_good(read_blocks(sg, 30000, 64, 512)).data == \
-        expect_good(read_blocks(sg, 0, 64, 512)).data
+    assert moved(c6, c7) == {
+        "clone_read": 1,
+        "clone_write": 1,
+        "clone_read_bytes": 32768,
+        "clone_write_bytes": 32768,
+    }
+    assert (
+        expect_good(read_blocks(sg, 30000, 64, 512)).data
+        == expect_good(read_blocks(sg, 0, 64, 512)).data
+    )
 
     # Refused before execution (LBA OUT OF RANGE): no counter moves.
-    p = subprocess.run(["sg_write_same", "--16", "--lba=%d" % (64 * MiB // 512), "--num=1",
-                        sg], capture_output=True, text=True)
-    assert p.returncode == 22, p.stderr         # sg3_utils: LBA OUT OF RANGE
+    p = subprocess.run(
+        ["sg_write_same", "--16", "--lba=%d" % (64 * MiB // 512), "--num=1", sg],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 22, p.stderr  # sg3_utils: LBA OUT OF RANGE
     assert moved(c7, counters(name)) == {}
 
 
@@ -236,8 +278,11 @@ def parse_prometheus(text):
 
 
 def vaai_only(metrics):
-    return {k: v for k, v in metrics.items()
-            if not k.startswith(("vaai_in_flight{", "vaai_rw_deferred_total{"))}
+    return {
+        k: v
+        for k, v in metrics.items()
+        if not k.startswith(("vaai_in_flight{", "vaai_rw_deferred_total{"))
+    }
 
 
 def test_prometheus_text_and_http_endpoint_agree(exported):
@@ -252,9 +297,12 @@ def test_prometheus_text_and_http_endpoint_agree(exported):
     assert got['vaai_in_flight{backstore="%s"}' % name] >= 0
 
     port = 9737
-    server = subprocess.Popen([sys.executable, "-m", "vaai", "exporter", "--listen",
-                               "127.0.0.1:%d" % port], stdout=subprocess.PIPE, text=True,
-                              env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "vaai", "exporter", "--listen", "127.0.0.1:%d" % port],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")),
+    )
     try:
         assert server.stdout.readline().startswith("serving VAAI counters on http://")
         with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
@@ -296,14 +344,13 @@ def iscsi_session():
     sh(INITIATOR, "start")
     yield sh(INITIATOR, "name").strip()
     subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True)
-    subprocess.run(["iscsiadm", "-m", "node", "-T", ISCSI_IQN, "-o", "delete"],
-                   capture_output=True)
+    subprocess.run(["iscsiadm", "-m", "node", "-T", ISCSI_IQN, "-o", "delete"], capture_output=True)
 
 
 def negotiated(iqn):
     """The iSCSI parameters of open-iscsi's session to iqn, as negotiated."""
     out = sh("iscsiadm", "-m", "session", "-P", "2")
-    part = out[out.index("Target: " + iqn):]
+    part = out[out.index("Target: " + iqn) :]
     return dict(re.findall(r"^\s+(\w+): (\S+)$", part, re.M))
 
 
@@ -312,12 +359,24 @@ def test_plain_profile_keeps_lio_iscsi_defaults(backstores, iscsi_session):
     backstores.append("plainiscsi")
     vaaictl("create", "plainiscsi", path, "--size", "16M")
     try:
-        vaaictl("export", "plainiscsi", "iscsi", "--iqn", ISCSI_IQN, "--ip", "127.0.0.1",
-                "--initiator", iscsi_session, "--profile", "plain")
+        vaaictl(
+            "export",
+            "plainiscsi",
+            "iscsi",
+            "--iqn",
+            ISCSI_IQN,
+            "--ip",
+            "127.0.0.1",
+            "--initiator",
+            iscsi_session,
+            "--profile",
+            "plain",
+        )
         sh(INITIATOR, "login", ISCSI_IQN)
         got = negotiated(ISCSI_IQN)
-        assert got.items() >= {"FirstBurstLength": "65536",
-                               "InitialR2T": "Yes"}.items(), json.dumps(got)
+        assert got.items() >= {"FirstBurstLength": "65536", "InitialR2T": "Yes"}.items(), (
+            json.dumps(got)
+        )
         sh(INITIATOR, "logout", ISCSI_IQN)
     finally:
         vaaictl("delete", "plainiscsi")
@@ -330,30 +389,58 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
     backstores.append("chap")
     vaaictl("create", "chap", path, "--size", "16M")
     try:
-        refused(["export", "chap", "iscsi", "--iqn", ISCSI_IQN, "--initiator", me,
-                 "--mutual-chap", "array:array-s3cret-42"],
-                "mutual CHAP needs the initiator's CHAP credentials too")
+        refused(
+            [
+                "export",
+                "chap",
+                "iscsi",
+                "--iqn",
+                ISCSI_IQN,
+                "--initiator",
+                me,
+                "--mutual-chap",
+                "array:array-s3cret-42",
+            ],
+            "mutual CHAP needs the initiator's CHAP credentials too",
+        )
         assert ISCSI_IQN not in [t.wwn for t in RTSRoot().targets]
-        args = ["export", "chap", "iscsi", "--iqn", ISCSI_IQN, "--ip", "127.0.0.1",
-                "--initiator", me, "--chap", "esx01:s3cret-for-esx1"]
+        args = [
+            "export",
+            "chap",
+            "iscsi",
+            "--iqn",
+            ISCSI_IQN,
+            "--ip",
+            "127.0.0.1",
+            "--initiator",
+            me,
+            "--chap",
+            "esx01:s3cret-for-esx1",
+        ]
         _, out, _ = vaaictl(*args)
         assert out == "exported vaai/chap as %s LUN 0 (127.0.0.1:3260)\n" % ISCSI_IQN
         before = RTSRoot().dump()["targets"]
-        vaaictl(*args)                                   # again: nothing changes
+        vaaictl(*args)  # again: nothing changes
         assert RTSRoot().dump()["targets"] == before
 
         env = dict(os.environ, CHAP_USER="esx01", CHAP_PASS="wrong-secret-123")
-        assert subprocess.run([INITIATOR, "login", ISCSI_IQN], env=env,
-                              capture_output=True).returncode != 0
+        assert (
+            subprocess.run([INITIATOR, "login", ISCSI_IQN], env=env, capture_output=True).returncode
+            != 0
+        )
         env.update(CHAP_PASS="s3cret-for-esx1")
-        subprocess.run([INITIATOR, "login", ISCSI_IQN], env=env, check=True,
-                       capture_output=True)
+        subprocess.run([INITIATOR, "login", ISCSI_IQN], env=env, check=True, capture_output=True)
         # The esxi profile's TPG settings, as the session negotiated them.
-        want = {"FirstBurstLength": "262144", "MaxBurstLength": "262144",
-                "InitialR2T": "No", "ImmediateData": "Yes"}
+        want = {
+            "FirstBurstLength": "262144",
+            "MaxBurstLength": "262144",
+            "InitialR2T": "No",
+            "ImmediateData": "Yes",
+        }
         assert negotiated(ISCSI_IQN).items() >= want.items()
-        acl = list(list([t for t in RTSRoot().targets
-                         if t.wwn == ISCSI_IQN][0].tpgs)[0].node_acls)[0]
+        acl = list(list([t for t in RTSRoot().targets if t.wwn == ISCSI_IQN][0].tpgs)[0].node_acls)[
+            0
+        ]
         assert acl.tcq_depth == "128"
         sg = sg_of(find_disk(VaaiStorageObject("chap"), "iscsi_tcp", target=ISCSI_IQN))
         clear_unit_attention(sg)
@@ -366,9 +453,20 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
         # and the ACL it would have added is not left behind.
         backstores.append("chap2")
         vaaictl("create", "chap2", path + "2", "--size", "1M")
-        refused(["export", "chap2", "iscsi", "--iqn", ISCSI_IQN, "--ip", "127.0.0.1",
-                 "--initiator", "iqn.1998-01.com.vmware:esx02"],
-                "LUN 0 of %s is vaai/chap already; pick another LUN" % ISCSI_IQN)
+        refused(
+            [
+                "export",
+                "chap2",
+                "iscsi",
+                "--iqn",
+                ISCSI_IQN,
+                "--ip",
+                "127.0.0.1",
+                "--initiator",
+                "iqn.1998-01.com.vmware:esx02",
+            ],
+            "LUN 0 of %s is vaai/chap already; pick another LUN" % ISCSI_IQN,
+        )
         assert RTSRoot().dump()["targets"] == before
     finally:
         for name in ("chap", "chap2"):
@@ -394,8 +492,20 @@ def test_export_on_a_port_in_use_is_refused_and_rolled_back(lun_named_bad):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        refused(["export", lun_named_bad, "iscsi", "--iqn", ISCSI_IQN, "--ip", "127.0.0.1",
-                 "--port", port], "cannot export bad over iSCSI on 127.0.0.1:%d" % port)
+        refused(
+            [
+                "export",
+                lun_named_bad,
+                "iscsi",
+                "--iqn",
+                ISCSI_IQN,
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                port,
+            ],
+            "cannot export bad over iSCSI on 127.0.0.1:%d" % port,
+        )
     assert ISCSI_IQN not in [t.wwn for t in RTSRoot().targets]
 
 
@@ -404,9 +514,19 @@ def test_export_to_an_fc_port_this_machine_lacks(lun_named_bad, driver):
     """No FCoE port is up and there is no QLogic HBA here: the WWPN is
     refused by name, whether the fabric module loads or not."""
     targets = [t.wwn for t in RTSRoot().targets]
-    rc, out, err = vaaictl("export", lun_named_bad, "fc", "--driver", driver,
-                           "--wwpn", "21:00:00:24:ff:31:4c:9a", check=False)
+    rc, out, err = vaaictl(
+        "export",
+        lun_named_bad,
+        "fc",
+        "--driver",
+        driver,
+        "--wwpn",
+        "21:00:00:24:ff:31:4c:9a",
+        check=False,
+    )
     assert rc == 1 and out == "" and len(err.splitlines()) == 1, err
-    assert ("no %s port naa.21000024ff314c9a on this machine" % driver in err or
-            "fabric %s is not available" % driver in err), err
+    assert (
+        "no %s port naa.21000024ff314c9a on this machine" % driver in err
+        or "fabric %s is not available" % driver in err
+    ), err
     assert [t.wwn for t in RTSRoot().targets] == targets

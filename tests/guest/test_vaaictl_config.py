@@ -1,6 +1,7 @@
 """vaaictl save/restore (idempotent, finishing a partial configuration,
 failing only the LUNs whose store is gone or shrank, taking a grown store
 at its new size) and targetcli driving a vaai backstore."""
+
 import json
 import os
 
@@ -9,8 +10,14 @@ from rtslib_fb import ALUATargetPortGroup, FabricModule, RTSRoot, Target
 
 import fabrics
 from conftest import INITIATOR, SCRATCH, sh
-from scsi import (clear_unit_attention, expect_good, last_lba, read_blocks,
-                  read_capacity16, write_blocks)
+from scsi import (
+    clear_unit_attention,
+    expect_good,
+    last_lba,
+    read_blocks,
+    read_capacity16,
+    write_blocks,
+)
 from ctl import refused, vaaictl
 from vaai import VaaiStorageObject
 from vaai.export import export_iscsi, find_disk, sg_of
@@ -58,15 +65,45 @@ def build(made):
         path = os.path.join(SCRATCH, name + ".img")
         made.append(path)
         vaaictl("create", name, path, "--size", "32M")
-    vaaictl("export", "ds1", "iscsi", "--iqn", IQN, "--ip", "127.0.0.1",
-            "--initiator", ESX, "--chap", "esx01:s3cret-s3cret")
-    vaaictl("export", "ds1", "iscsi", "--iqn", IQN, "--ip", "127.0.0.1", "--lun", "1",
-            "--initiator", ESX, "--chap", "esx01:s3cret-s3cret")
+    vaaictl(
+        "export",
+        "ds1",
+        "iscsi",
+        "--iqn",
+        IQN,
+        "--ip",
+        "127.0.0.1",
+        "--initiator",
+        ESX,
+        "--chap",
+        "esx01:s3cret-s3cret",
+    )
+    vaaictl(
+        "export",
+        "ds1",
+        "iscsi",
+        "--iqn",
+        IQN,
+        "--ip",
+        "127.0.0.1",
+        "--lun",
+        "1",
+        "--initiator",
+        ESX,
+        "--chap",
+        "esx01:s3cret-s3cret",
+    )
     vaaictl("export", "ds2", "loopback")
     group = ALUATargetPortGroup(VaaiStorageObject("ds1"), "site_a", tag=11)
     group.preferred = 1
-    lun0 = [lun for t in RTSRoot().targets if t.wwn == IQN
-            for tpg in t.tpgs for lun in tpg.luns if lun.lun == 0][0]
+    lun0 = [
+        lun
+        for t in RTSRoot().targets
+        if t.wwn == IQN
+        for tpg in t.tpgs
+        for lun in tpg.luns
+        if lun.lun == 0
+    ][0]
     lun0.alua_tg_pt_gp_name = "site_a"
     data = os.urandom(64 * 1024)
     sg = sg_of(find_disk(VaaiStorageObject("ds2")))
@@ -89,10 +126,12 @@ def test_save_wipe_restore_twice(clean_slate, tmp_path):
     assert out == "restored 4 objects from %s\n" % saved
     wwns = [t["wwn"] for t in json.load(open(saved))["targets"]]
     names = [so["name"] for so in json.load(open(saved))["storage_objects"]]
-    assert err.splitlines() == ["restoring 1/4: backstore vaai/%s" % names[0],
-                                "restoring 2/4: backstore vaai/%s" % names[1],
-                                "restoring 3/4: target %s" % wwns[0],
-                                "restoring 4/4: target %s" % wwns[1]]
+    assert err.splitlines() == [
+        "restoring 1/4: backstore vaai/%s" % names[0],
+        "restoring 2/4: backstore vaai/%s" % names[1],
+        "restoring 3/4: target %s" % wwns[0],
+        "restoring 4/4: target %s" % wwns[1],
+    ]
     assert dump() == before
     tpg = [t for t in RTSRoot().targets if t.wwn == IQN][0].tpgs
     acl = list(list(tpg)[0].node_acls)[0]
@@ -133,11 +172,14 @@ def test_restore_refuses_a_file_that_disagrees(clean_slate, tmp_path):
     vaaictl("save", saved)
     before = dump()
     config = json.loads(saved.read_text())
-    [so for so in config["storage_objects"] if so["name"] == "ds1"][0]["path"] = \
+    [so for so in config["storage_objects"] if so["name"] == "ds1"][0]["path"] = (
         "/srv/elsewhere.img"
+    )
     saved.write_text(json.dumps(config))
-    refused(["restore", saved], "vaai/ds1 is on %s here, /srv/elsewhere.img in the file"
-            % os.path.join(SCRATCH, "ds1.img"))
+    refused(
+        ["restore", saved],
+        "vaai/ds1 is on %s here, /srv/elsewhere.img in the file" % os.path.join(SCRATCH, "ds1.img"),
+    )
     assert dump() == before
 
 
@@ -156,14 +198,16 @@ def test_a_store_that_is_gone_fails_only_its_luns(clean_slate, tmp_path):
         "vaaictl: error: %s is restored but for: vaai/ds2: %s does not exist (a restore "
         "does not create a store: mount or attach what holds it, then restore "
         "again); target %s: Could not find matching StorageObject for LUN 0"
-        % (saved, ds2, loop_wwn))
+        % (saved, ds2, loop_wwn)
+    )
     assert not os.path.exists(ds2), "the restore made a store"
     now = dump()
     assert [so["name"] for so in now["storage_objects"]] == ["ds1"]
-    assert [t for t in now["targets"] if t["wwn"] == IQN] == \
-        [t for t in before["targets"] if t["wwn"] == IQN]
+    assert [t for t in now["targets"] if t["wwn"] == IQN] == [
+        t for t in before["targets"] if t["wwn"] == IQN
+    ]
 
-    os.rename(ds2 + ".away", ds2)     # the file system holding it is back
+    os.rename(ds2 + ".away", ds2)  # the file system holding it is back
     _, out, _ = vaaictl("restore", saved)
     assert out == "restored 2 objects from %s\n" % saved
     assert dump() == before
@@ -196,8 +240,10 @@ def test_a_store_that_shrank_is_refused(clean_slate, tmp_path):
     os.truncate(ds2, 16 << 20)
     rc, _, err = vaaictl("restore", saved, check=False)
     assert rc == 1
-    assert ("vaai/ds2: %s holds %d bytes, fewer than the %d saved; a store that "
-            "shrank is not restored" % (ds2, 16 << 20, 32 << 20)) in err
+    assert (
+        "vaai/ds2: %s holds %d bytes, fewer than the %d saved; a store that "
+        "shrank is not restored" % (ds2, 16 << 20, 32 << 20)
+    ) in err
     assert [so.name for so in RTSRoot().storage_objects] == ["ds1"]
 
 
@@ -230,7 +276,7 @@ def test_restore_under_a_logged_in_initiator_keeps_its_session(clean_slate, tmp_
         assert out == "restored 1 object from %s\n" % saved
         assert dump() == before
         assert sorted(os.listdir("/sys/class/iscsi_session")) == sessions
-        clear_unit_attention(sg)    # REPORTED LUNS DATA HAS CHANGED (SPC-4 5.14)
+        clear_unit_attention(sg)  # REPORTED LUNS DATA HAS CHANGED (SPC-4 5.14)
         expect_good(read_blocks(sg, 0, 8, 512))
     finally:
         sh(INITIATOR, "logout", IQN)
@@ -238,8 +284,16 @@ def test_restore_under_a_logged_in_initiator_keeps_its_session(clean_slate, tmp_
 
 def test_restore_without_the_fabric_module_says_so(clean_slate, tmp_path):
     saved = tmp_path / "saveconfig.json"
-    saved.write_text(json.dumps({"storage_objects": [], "targets": [
-        {"wwn": "naa.20000025b500000f", "fabric": "no_such_fabric", "tpgs": []}]}))
+    saved.write_text(
+        json.dumps(
+            {
+                "storage_objects": [],
+                "targets": [
+                    {"wwn": "naa.20000025b500000f", "fabric": "no_such_fabric", "tpgs": []}
+                ],
+            }
+        )
+    )
     refused(["restore", saved], "needs the no_such_fabric fabric module")
 
 

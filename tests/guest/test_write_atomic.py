@@ -7,6 +7,7 @@ command log shows it.  The Block Limits VPD page reports the device's units
 in the LUN's blocks; every limit is enforced with INVALID FIELD IN CDB and
 nothing written.  A file LUN, a device without the units, or a kernel
 without REQ_ATOMIC (6.1) reports none, and the command is not supported."""
+
 import glob
 import os
 import struct
@@ -17,13 +18,12 @@ import pytest
 
 from conftest import sh
 from rsoc import SUPPORTED, report_one
-from scsi import (ILLEGAL_REQUEST, expect_good, expect_sense, read_blocks,
-                  sg_io)
+from scsi import ILLEGAL_REQUEST, expect_good, expect_sense, read_blocks, sg_io
 from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE
 
 WRPROTECT = 0x20
 SDEBUG = "/sys/bus/pseudo/drivers/scsi_debug"
-BIO_MAX = 256 * 4096        # one bio of pages: the module's own cap
+BIO_MAX = 256 * 4096  # one bio of pages: the module's own cap
 
 
 def cdb_write_atomic(lba, nblocks, flags=0, boundary=0):
@@ -31,8 +31,12 @@ def cdb_write_atomic(lba, nblocks, flags=0, boundary=0):
 
 
 def write_atomic(sg, lba, data, flags=0, boundary=0, page_offset=None):
-    return sg_io(sg, cdb_write_atomic(lba, len(data) // 512, flags, boundary),
-                 data_out=data, page_offset=page_offset)
+    return sg_io(
+        sg,
+        cdb_write_atomic(lba, len(data) // 512, flags, boundary),
+        data_out=data,
+        page_offset=page_offset,
+    )
 
 
 def read(sg, lba, nblocks):
@@ -42,8 +46,7 @@ def read(sg, lba, nblocks):
 def atomic_limits(sg):
     """(MAXIMUM ATOMIC TRANSFER LENGTH, ATOMIC ALIGNMENT, ATOMIC TRANSFER
     LENGTH GRANULARITY, the two boundary fields) of Block Limits."""
-    page = expect_good(sg_io(sg, struct.pack(">BBBHB", 0x12, 1, 0xB0, 64, 0),
-                             data_in_len=64)).data
+    page = expect_good(sg_io(sg, struct.pack(">BBBHB", 0x12, 1, 0xB0, 64, 0), data_in_len=64)).data
     assert page[1] == 0xB0 and len(page) == 64
     return struct.unpack(">IIIII", page[44:64])
 
@@ -100,9 +103,12 @@ def device_commands(fn):
         with open(SDEBUG + "/opts", "w") as f:
             f.write("0")
     log = sh("dmesg")
-    new = log[log.rindex(mark):]
-    return [line.split("cmd ", 1)[1].split() for line in new.splitlines()
-            if "scsi_debug" in line and "cmd " in line]
+    new = log[log.rindex(mark) :]
+    return [
+        line.split("cmd ", 1)[1].split()
+        for line in new.splitlines()
+        if "scsi_debug" in line and "cmd " in line
+    ]
 
 
 def test_units_of_the_device_in_block_limits(atomic_disk, exported):
@@ -121,8 +127,9 @@ def test_write_atomic_reaches_the_device_whole(atomic_disk, exported):
     path, units = atomic_disk
     so, sg = exported("atomic", path)
     if not units:
-        expect_sense(write_atomic(sg, 0, bytes(1024)), ILLEGAL_REQUEST,
-                     *INVALID_COMMAND_OPERATION_CODE)
+        expect_sense(
+            write_atomic(sg, 0, bytes(1024)), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE
+        )
         return
     gran, top = units
     data = os.urandom(top * 512)
@@ -133,15 +140,14 @@ def test_write_atomic_reaches_the_device_whole(atomic_disk, exported):
     assert (lba, nblocks) == (2 * top, top)
     assert read(sg, 2 * top, top) == data
     for lba, n in ((0, gran), (gran, 3 * gran), (40 * gran, top // 2)):
-        expect_good(write_atomic(sg, lba, data[:n * 512]))
-        assert read(sg, lba, n) == data[:n * 512]
-    expect_good(write_atomic(sg, 1, b""))               # 0 blocks: no error
+        expect_good(write_atomic(sg, lba, data[: n * 512]))
+        assert read(sg, lba, n) == data[: n * 512]
+    expect_good(write_atomic(sg, 1, b""))  # 0 blocks: no error
     # Data 512 bytes into a page: tcm_loop hands over the pages as the
     # block layer mapped them, the first entry part of a page; the module
     # copies them into whole pages, and the device still gets one command.
     data = os.urandom(top * 512)
-    sent = device_commands(
-        lambda: expect_good(write_atomic(sg, 3 * top, data, page_offset=512)))
+    sent = device_commands(lambda: expect_good(write_atomic(sg, 3 * top, data, page_offset=512)))
     assert [c[0] for c in sent].count("9c") == 1, sent
     assert read(sg, 3 * top, top) == data
 
@@ -149,18 +155,19 @@ def test_write_atomic_reaches_the_device_whole(atomic_disk, exported):
 def test_atomic_limits_answer_invalid_field_and_write_nothing(atomic_disk, exported):
     path, units = atomic_disk
     so, sg = exported("atomic", path)
-    if not units:               # 6.1: every one is an unsupported command
-        expect_sense(write_atomic(sg, 1, bytes(1024)), ILLEGAL_REQUEST,
-                     *INVALID_COMMAND_OPERATION_CODE)
+    if not units:  # 6.1: every one is an unsupported command
+        expect_sense(
+            write_atomic(sg, 1, bytes(1024)), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE
+        )
         return
     gran, top = units
     assert gran > 1, "scsi_debug's granularity: 2 blocks"
     before = read(sg, 0, top + gran)
     last = int(sh("blockdev", "--getsz", path)) - 1
     cases = [
-        ((1, gran), {}, INVALID_FIELD_IN_CDB),           # misaligned
-        ((0, gran + 1), {}, INVALID_FIELD_IN_CDB),       # not of the granularity
-        ((0, top + gran), {}, INVALID_FIELD_IN_CDB),     # over the maximum
+        ((1, gran), {}, INVALID_FIELD_IN_CDB),  # misaligned
+        ((0, gran + 1), {}, INVALID_FIELD_IN_CDB),  # not of the granularity
+        ((0, top + gran), {}, INVALID_FIELD_IN_CDB),  # over the maximum
         ((0, gran), {"boundary": gran}, INVALID_FIELD_IN_CDB),  # no boundary sizes
         ((0, gran), {"flags": WRPROTECT}, INVALID_FIELD_IN_CDB),
         ((last - 1, 4), {}, LBA_OUT_OF_RANGE),
@@ -175,5 +182,6 @@ def test_atomic_limits_answer_invalid_field_and_write_nothing(atomic_disk, expor
 def test_lun_without_units_has_no_atomic_writes(lun):
     assert atomic_limits(lun.sg) == (0, 0, 0, 0, 0)
     assert not listed(lun.sg)
-    expect_sense(write_atomic(lun.sg, 0, bytes(1024)), ILLEGAL_REQUEST,
-                 *INVALID_COMMAND_OPERATION_CODE)
+    expect_sense(
+        write_atomic(lun.sg, 0, bytes(1024)), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE
+    )

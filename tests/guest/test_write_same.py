@@ -1,15 +1,27 @@
 """WRITE SAME (10)/(16): zeroing and unmapping as metadata operations,
 patterns written and read back, and every field the standard refuses."""
+
 import os
 
 import pytest
 
 from conftest import MiB, fill, read, sh
-from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, cdb_write_same10,
-                  cdb_write_same16, expect_good, expect_sense, sg_io)
+from scsi import (
+    DATA_PROTECT,
+    ILLEGAL_REQUEST,
+    cdb_write_same10,
+    cdb_write_same16,
+    expect_good,
+    expect_sense,
+    sg_io,
+)
 from thin import allocated, stat
-from sense_codes import (INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_COMMAND_IU, LBA_OUT_OF_RANGE,
-                         WRITE_PROTECTED)
+from sense_codes import (
+    INVALID_FIELD_IN_CDB,
+    INVALID_FIELD_IN_COMMAND_IU,
+    LBA_OUT_OF_RANGE,
+    WRITE_PROTECTED,
+)
 
 # also on a file on XFS: patterns written with direct I/O
 pytestmark = pytest.mark.stores("file", "bdev", "xfs")
@@ -74,7 +86,7 @@ def test_ndob_with_unmap_deallocates(lun):
 def test_pattern_is_written_to_every_block(make_lun, block_size, cdb16):
     lun = make_lun(block_size=block_size)
     pattern = os.urandom(block_size)
-    nblocks = 3 * MiB // block_size + 3            # not a whole chunk
+    nblocks = 3 * MiB // block_size + 3  # not a whole chunk
     cdb = (cdb_write_same16 if cdb16 else cdb_write_same10)(5, nblocks)
     expect_good(sg_io(lun.sg, cdb, data_out=pattern))
     assert read(lun, 5, nblocks) == pattern * nblocks
@@ -95,62 +107,86 @@ def test_first_and_last_block(lun):
     assert read(lun, 0, 1) == pattern and read(lun, lun.last_lba, 1) == pattern
 
 
-@pytest.mark.parametrize("cdb", [
-    cdb_write_same16(0, 8, anchor=True),            # ANCHOR without ANC_SUP
-    cdb_write_same16(0, 8, flags=0x02),             # LBDATA (obsolete)
-    cdb_write_same16(0, 8, flags=0x04),             # PBDATA (obsolete)
-    cdb_write_same10(0, 8, flags=0x01),             # reserved bit in (10)
-    cdb_write_same16(0, 0),                         # WSNZ = 1
-    cdb_write_same10(0, 0),
-    cdb_write_same16(0, 8, flags=0x20),             # WRPROTECT 1: no protection
-    cdb_write_same16(0, 8, flags=0xE0),             # WRPROTECT 7  information
-    cdb_write_same10(0, 8, flags=0x40),             # WRPROTECT 2  (SBC-4 5.49)
-], ids=["anchor", "lbdata", "pbdata", "ws10-bit0", "zero-blocks-16", "zero-blocks-10",
-        "wrprotect-1-16", "wrprotect-7-16", "wrprotect-2-10"])
+@pytest.mark.parametrize(
+    "cdb",
+    [
+        cdb_write_same16(0, 8, anchor=True),  # ANCHOR without ANC_SUP
+        cdb_write_same16(0, 8, flags=0x02),  # LBDATA (obsolete)
+        cdb_write_same16(0, 8, flags=0x04),  # PBDATA (obsolete)
+        cdb_write_same10(0, 8, flags=0x01),  # reserved bit in (10)
+        cdb_write_same16(0, 0),  # WSNZ = 1
+        cdb_write_same10(0, 0),
+        cdb_write_same16(0, 8, flags=0x20),  # WRPROTECT 1: no protection
+        cdb_write_same16(0, 8, flags=0xE0),  # WRPROTECT 7  information
+        cdb_write_same10(0, 8, flags=0x40),  # WRPROTECT 2  (SBC-4 5.49)
+    ],
+    ids=[
+        "anchor",
+        "lbdata",
+        "pbdata",
+        "ws10-bit0",
+        "zero-blocks-16",
+        "zero-blocks-10",
+        "wrprotect-1-16",
+        "wrprotect-7-16",
+        "wrprotect-2-10",
+    ],
+)
 def test_refused_cdb_fields_change_nothing(lun, cdb):
     data = fill(lun, 0, MiB // 512)
-    expect_sense(sg_io(lun.sg, cdb, data_out=b"\x5a" * 512), ILLEGAL_REQUEST,
-                 *INVALID_FIELD_IN_CDB)
+    expect_sense(sg_io(lun.sg, cdb, data_out=b"\x5a" * 512), ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
     assert read(lun, 0, 2048) == data
 
 
 def test_longer_than_maximum_write_same_length_is_refused(lun):
     maxlen = int(lun.so.get_attribute("max_write_same_len"))
     assert maxlen * 512 >= 1 << 30
-    expect_sense(sg_io(lun.sg, cdb_write_same16(0, maxlen + 1), data_out=bytes(512)),
-                 ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
+    expect_sense(
+        sg_io(lun.sg, cdb_write_same16(0, maxlen + 1), data_out=bytes(512)),
+        ILLEGAL_REQUEST,
+        *INVALID_FIELD_IN_CDB,
+    )
 
 
 @pytest.mark.over_fabrics
 def test_range_past_the_end_is_refused(lun):
     before = read(lun, lun.last_lba, 1)
     for lba, n in ((lun.last_lba, 2), (lun.nr_blocks, 1), (2**64 - 1, 2)):
-        expect_sense(sg_io(lun.sg, cdb_write_same16(lba, n), data_out=b"\x11" * 512),
-                     ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
+        expect_sense(
+            sg_io(lun.sg, cdb_write_same16(lba, n), data_out=b"\x11" * 512),
+            ILLEGAL_REQUEST,
+            *LBA_OUT_OF_RANGE,
+        )
     assert read(lun, lun.last_lba, 1) == before
 
 
 @pytest.mark.over_fabrics
 def test_data_out_not_one_block_is_refused(lun):
     data = fill(lun, 0, MiB // 512)
-    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8), data_out=b"\x22" * 1024),
-                 ILLEGAL_REQUEST, *INVALID_FIELD_IN_COMMAND_IU)
+    expect_sense(
+        sg_io(lun.sg, cdb_write_same16(0, 8), data_out=b"\x22" * 1024),
+        ILLEGAL_REQUEST,
+        *INVALID_FIELD_IN_COMMAND_IU,
+    )
     assert read(lun, 0, 2048) == data
 
 
 def test_unmap_bit_refused_when_tpws_is_off(lun):
     lun.so.set_attribute("emulate_tpws", "0")
-    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8, unmap=True), data_out=bytes(512)),
-                 ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
+    expect_sense(
+        sg_io(lun.sg, cdb_write_same16(0, 8, unmap=True), data_out=bytes(512)),
+        ILLEGAL_REQUEST,
+        *INVALID_FIELD_IN_CDB,
+    )
 
 
 def test_readonly_lun_refuses_write_same(make_lun):
     data = os.urandom(MiB)
     lun = make_lun(size=16 * MiB, readonly=True, fill=data)
-    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8), data_out=bytes(512)),
-                 DATA_PROTECT, *WRITE_PROTECTED)
-    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8, ndob=True)),
-                 DATA_PROTECT, *WRITE_PROTECTED)
+    expect_sense(
+        sg_io(lun.sg, cdb_write_same16(0, 8), data_out=bytes(512)), DATA_PROTECT, *WRITE_PROTECTED
+    )
+    expect_sense(sg_io(lun.sg, cdb_write_same16(0, 8, ndob=True)), DATA_PROTECT, *WRITE_PROTECTED)
     assert read(lun, 0, 2048) == data
 
 

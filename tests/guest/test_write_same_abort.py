@@ -5,6 +5,7 @@ and the LUN is usable afterwards.
 The LUN is a device-mapper zero target behind a delay target
 (slowdev.ZeroLun), where the largest WRITE SAME we take, 2 GiB, runs for
 several seconds."""
+
 import os
 import time
 
@@ -31,8 +32,7 @@ def longest_write_same(z, timeout_ms, via=None):
     sent to z or to the same LUN seen another way (via)."""
     with open(os.path.join(z.so.path, "attrib", "max_write_same_len")) as f:
         nolb = int(f.read())
-    return sg_io((via or z).sg, cdb_write_same16(0, nolb), data_out=PATTERN,
-                 timeout_ms=timeout_ms)
+    return sg_io((via or z).sg, cdb_write_same16(0, nolb), data_out=PATTERN, timeout_ms=timeout_ms)
 
 
 class Counters:
@@ -81,7 +81,7 @@ def test_session_drop_mid_write_same_stops_it(slow):
         took = time.monotonic() - t
         assert took < 5, "dropping the session took %.1f s" % took
         counters.stopped()
-        lun.parent_tpg.enable = True   # the initiator recovers and fails the command
+        lun.parent_tpg.enable = True  # the initiator recovers and fails the command
         th.join(60)
         assert not th.is_alive()
 

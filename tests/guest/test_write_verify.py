@@ -1,14 +1,14 @@
 """WRITE AND VERIFY (10), (12) and (16): the blocks written and read back,
 BYTCHK 00b and 01b taken, every field the backend does not support refused
 with the medium left as it was."""
+
 import os
 import struct
 
 import pytest
 
 from conftest import read
-from scsi import (DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense,
-                  sg_io, write_blocks)
+from scsi import DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense, sg_io, write_blocks
 from sense_codes import INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE, WRITE_PROTECTED
 
 pytestmark = pytest.mark.stores("file", "bdev", "xfs")
@@ -26,8 +26,7 @@ def cdb_wav(size, lba, nblocks, flags=0):
 
 
 def wav(lun, size, lba, data, flags=0):
-    return sg_io(lun.sg, cdb_wav(size, lba, len(data) // lun.block_size, flags),
-                 data_out=data)
+    return sg_io(lun.sg, cdb_wav(size, lba, len(data) // lun.block_size, flags), data_out=data)
 
 
 @pytest.mark.parametrize("size", [10, 12, 16])
@@ -48,12 +47,11 @@ def test_refusals_leave_the_medium(lun, size):
     old = os.urandom(8 * 512)
     expect_good(write_blocks(lun.sg, 0, old, 512))
     new = os.urandom(8 * 512)
-    lun.so.set_attribute("emulate_write_cache", 0)      # DPOFUA 0
+    lun.so.set_attribute("emulate_write_cache", 0)  # DPOFUA 0
     for flags in (BYTCHK_10, BYTCHK_11, 0x08, 0x20, 0xE0, DPO):
         expect_sense(wav(lun, size, 0, new, flags), ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
     expect_sense(wav(lun, size, lun.last_lba - 6, new), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
-    expect_sense(sg_io(lun.sg, cdb_wav(size, lun.nr_blocks, 0)), ILLEGAL_REQUEST,
-                 *LBA_OUT_OF_RANGE)
+    expect_sense(sg_io(lun.sg, cdb_wav(size, lun.nr_blocks, 0)), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
     # no blocks: nothing written, GOOD
     expect_good(sg_io(lun.sg, cdb_wav(size, 0, 0)))
     assert read(lun, 0, 8) == old

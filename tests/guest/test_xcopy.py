@@ -1,6 +1,7 @@
 """EXTENDED COPY (LID1): copies within a LUN and across LUNs, read back and
 compared; every malformed parameter list refused with its exact sense and
 nothing written; LUNs outside the issuing nexus unreachable."""
+
 import os
 
 import pytest
@@ -10,23 +11,44 @@ from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL,
 from conftest import INITIATOR, MiB, export_beside, fill, read, sh
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
-from scsi import (DATA_PROTECT, clear_unit_attention, ILLEGAL_REQUEST, RESERVATION_CONFLICT,
-                  cdb_xcopy, cscd_e4, expect_good, expect_sense, field_pointer, naa_of,
-                  seg_b2b, sg_io, xcopy, xcopy_list)
+from scsi import (
+    DATA_PROTECT,
+    clear_unit_attention,
+    ILLEGAL_REQUEST,
+    RESERVATION_CONFLICT,
+    cdb_xcopy,
+    cscd_e4,
+    expect_good,
+    expect_sense,
+    field_pointer,
+    naa_of,
+    seg_b2b,
+    sg_io,
+    xcopy,
+    xcopy_list,
+)
 from thin import stat
-from sense_codes import (COPY_TARGET_NOT_REACHABLE, INLINE_DATA_LENGTH_EXCEEDED,
-                         INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB,
-                         INVALID_FIELD_IN_PARAMETER_LIST, PARAMETER_LIST_LENGTH_ERROR,
-                         SPACE_ALLOCATION_FAILED, TOO_MANY_SEGMENT_DESCRIPTORS,
-                         TOO_MANY_TARGET_DESCRIPTORS, UNEXPECTED_INEXACT_SEGMENT,
-                         UNREACHABLE_COPY_TARGET, UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE,
-                         UNSUPPORTED_TARGET_DESCRIPTOR_TYPE)
+from sense_codes import (
+    COPY_TARGET_NOT_REACHABLE,
+    INLINE_DATA_LENGTH_EXCEEDED,
+    INVALID_COMMAND_OPERATION_CODE,
+    INVALID_FIELD_IN_CDB,
+    INVALID_FIELD_IN_PARAMETER_LIST,
+    PARAMETER_LIST_LENGTH_ERROR,
+    SPACE_ALLOCATION_FAILED,
+    TOO_MANY_SEGMENT_DESCRIPTORS,
+    TOO_MANY_TARGET_DESCRIPTORS,
+    UNEXPECTED_INEXACT_SEGMENT,
+    UNREACHABLE_COPY_TARGET,
+    UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE,
+    UNSUPPORTED_TARGET_DESCRIPTOR_TYPE,
+)
 
 
 COPY_ABORTED = 0xA
 ACL_IQN = "iqn.2026-11.org.vaai:xcopy-acl"
-HDR = 16            # parameter list header
-CSCD = 32           # one identification descriptor
+HDR = 16  # parameter list header
+CSCD = 32  # one identification descriptor
 
 
 def cscd(lun):
@@ -35,14 +57,21 @@ def cscd(lun):
 
 # --- copies that work ------------------------------------------------------
 
+
 @pytest.mark.over_fabrics
 @pytest.mark.parametrize("block_size", [512, 4096])
 def test_sg_xcopy_within_a_lun(make_lun, block_size):
     lun = make_lun(size=32 * MiB, block_size=block_size)
     n = 4 * MiB // block_size
     data = fill(lun, 0, n)
-    sh("sg_xcopy", "if=" + lun.sg, "of=" + lun.sg, "bs=%d" % block_size,
-       "count=%d" % n, "seek=%d" % (2 * n))
+    sh(
+        "sg_xcopy",
+        "if=" + lun.sg,
+        "of=" + lun.sg,
+        "bs=%d" % block_size,
+        "count=%d" % n,
+        "seek=%d" % (2 * n),
+    )
     assert read(lun, 2 * n, n) == data
     assert read(lun, 0, n) == data
 
@@ -76,9 +105,14 @@ def test_512_to_4096_byte_blocks_counted_either_way(make_lun):
     b = make_lun(size=16 * MiB, block_size=4096, beside=a)
     data = fill(a, 64, 256)
     # DC = 0: 256 source blocks; DC = 1: 32 destination blocks, same bytes
-    expect_good(xcopy(a.sg, xcopy_list([cscd(a), cscd(b)], [
-        seg_b2b(0, 1, 256, 64, 8),
-        seg_b2b(0, 1, 32, 64, 100, dc=True)])))
+    expect_good(
+        xcopy(
+            a.sg,
+            xcopy_list(
+                [cscd(a), cscd(b)], [seg_b2b(0, 1, 256, 64, 8), seg_b2b(0, 1, 32, 64, 100, dc=True)]
+            ),
+        )
+    )
     assert read(b, 8, 32) == data
     assert read(b, 100, 32) == data
 
@@ -89,22 +123,24 @@ def test_sixteen_cscds_and_sixty_four_segments(make_lun):
     data = fill(a, 0, 64 * 16)
     cscds = [cscd(a) if i % 2 == 0 else cscd(b) for i in range(16)]
     # segment k copies a's blocks [16k, 16k + 16) to b at 1000 + 16 * (63 - k)
-    segs = [seg_b2b(2 * (k % 8), 2 * (k % 8) + 1, 16, 16 * k, 1000 + 16 * (63 - k))
-            for k in range(64)]
+    segs = [
+        seg_b2b(2 * (k % 8), 2 * (k % 8) + 1, 16, 16 * k, 1000 + 16 * (63 - k)) for k in range(64)
+    ]
     expect_good(xcopy(a.sg, xcopy_list(cscds, segs)))
     back = read(b, 1000, 64 * 16)
     for k in range(64):
-        assert back[(63 - k) * 16 * 512:(64 - k) * 16 * 512] == \
-            data[k * 16 * 512:(k + 1) * 16 * 512], "segment %d" % k
+        assert (
+            back[(63 - k) * 16 * 512 : (64 - k) * 16 * 512]
+            == data[k * 16 * 512 : (k + 1) * 16 * 512]
+        ), "segment %d" % k
 
 
 @pytest.mark.parametrize("shift", [+37, -37])
 def test_overlapping_source_and_destination_copy_as_if_read_first(make_lun, shift):
     lun = make_lun(size=16 * MiB)
-    n = 3 * MiB // 512           # several chunks, overlapping by most of them
+    n = 3 * MiB // 512  # several chunks, overlapping by most of them
     data = fill(lun, 1000, n)
-    expect_good(xcopy(lun.sg, xcopy_list([cscd(lun)],
-                                         [seg_b2b(0, 0, n, 1000, 1000 + shift)])))
+    expect_good(xcopy(lun.sg, xcopy_list([cscd(lun)], [seg_b2b(0, 0, n, 1000, 1000 + shift)])))
     assert read(lun, 1000 + shift, n) == data
 
 
@@ -112,8 +148,12 @@ def test_segments_run_in_order(make_lun):
     """A later segment sees what an earlier one wrote."""
     lun = make_lun(size=16 * MiB)
     data = fill(lun, 0, 64)
-    expect_good(xcopy(lun.sg, xcopy_list([cscd(lun)], [seg_b2b(0, 0, 64, 0, 1000),
-                                                       seg_b2b(0, 0, 64, 1000, 2000)])))
+    expect_good(
+        xcopy(
+            lun.sg,
+            xcopy_list([cscd(lun)], [seg_b2b(0, 0, 64, 0, 1000), seg_b2b(0, 0, 64, 1000, 2000)]),
+        )
+    )
     assert read(lun, 2000, 64) == data
 
 
@@ -128,6 +168,7 @@ def test_zero_block_segment_copies_nothing(lun):
 
 
 # --- malformed parameter lists -----------------------------------------------
+
 
 def refused(lun, params, key, asc_ascq, dest=(2000, 64)):
     """The list is refused with this sense and the destination untouched."""
@@ -173,59 +214,93 @@ def test_inline_data(src_lun):
 
 
 def test_reserved_list_id_usage(src_lun):
-    s = refused(src_lun, xcopy_list([cscd(src_lun)], [good_seg()], usage=1),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
+    s = refused(
+        src_lun,
+        xcopy_list([cscd(src_lun)], [good_seg()], usage=1),
+        ILLEGAL_REQUEST,
+        INVALID_FIELD_IN_PARAMETER_LIST,
+    )
     assert field_pointer(s) == (1, 4)
 
 
 def test_list_id_with_no_list_id_usage(src_lun):
-    s = refused(src_lun, xcopy_list([cscd(src_lun)], [good_seg()], list_id=5),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
+    s = refused(
+        src_lun,
+        xcopy_list([cscd(src_lun)], [good_seg()], list_id=5),
+        ILLEGAL_REQUEST,
+        INVALID_FIELD_IN_PARAMETER_LIST,
+    )
     assert field_pointer(s) == (0, None)
 
 
 def test_unsupported_cscd_type(src_lun):
-    s = refused(src_lun, xcopy_list([cscd(src_lun), cscd_e4(bytes(16), 512, code=0xE0)],
-                                    [good_seg()]),
-                ILLEGAL_REQUEST, UNSUPPORTED_TARGET_DESCRIPTOR_TYPE)
+    s = refused(
+        src_lun,
+        xcopy_list([cscd(src_lun), cscd_e4(bytes(16), 512, code=0xE0)], [good_seg()]),
+        ILLEGAL_REQUEST,
+        UNSUPPORTED_TARGET_DESCRIPTOR_TYPE,
+    )
     assert field_pointer(s) == (HDR + CSCD, None)
 
 
 def test_too_many_cscds(src_lun):
-    refused(src_lun, xcopy_list([cscd(src_lun)] * 33, [good_seg()]),
-            ILLEGAL_REQUEST, TOO_MANY_TARGET_DESCRIPTORS)
+    refused(
+        src_lun,
+        xcopy_list([cscd(src_lun)] * 33, [good_seg()]),
+        ILLEGAL_REQUEST,
+        TOO_MANY_TARGET_DESCRIPTORS,
+    )
 
 
 def test_unsupported_segment_type(src_lun):
-    s = refused(src_lun, xcopy_list([cscd(src_lun)], [good_seg(), seg_b2b(0, 0, 1, 0, 0, code=0x01)]),
-                ILLEGAL_REQUEST, UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE)
+    s = refused(
+        src_lun,
+        xcopy_list([cscd(src_lun)], [good_seg(), seg_b2b(0, 0, 1, 0, 0, code=0x01)]),
+        ILLEGAL_REQUEST,
+        UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE,
+    )
     assert field_pointer(s) == (HDR + CSCD + 28, None)
 
 
 def test_too_many_segments(src_lun):
-    refused(src_lun, xcopy_list([cscd(src_lun)], [good_seg()] * 257),
-            ILLEGAL_REQUEST, TOO_MANY_SEGMENT_DESCRIPTORS)
+    refused(
+        src_lun,
+        xcopy_list([cscd(src_lun)], [good_seg()] * 257),
+        ILLEGAL_REQUEST,
+        TOO_MANY_SEGMENT_DESCRIPTORS,
+    )
 
 
 def test_wrong_segment_descriptor_length(src_lun):
-    s = refused(src_lun, xcopy_list([cscd(src_lun)], [seg_b2b(0, 0, 64, 0, 2000, length=0x14)]),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
+    s = refused(
+        src_lun,
+        xcopy_list([cscd(src_lun)], [seg_b2b(0, 0, 64, 0, 2000, length=0x14)]),
+        ILLEGAL_REQUEST,
+        INVALID_FIELD_IN_PARAMETER_LIST,
+    )
     assert field_pointer(s) == (HDR + CSCD + 2, None)
 
 
 @pytest.mark.parametrize("src,dst", [(1, 0), (0, 7)])
 def test_cscd_index_out_of_range(src_lun, src, dst):
     """An index past the list names no copy target (libiscsi, LIO, CTL)."""
-    refused(src_lun, xcopy_list([cscd(src_lun)], [seg_b2b(src, dst, 64, 0, 2000)]),
-            COPY_ABORTED, UNREACHABLE_COPY_TARGET)
+    refused(
+        src_lun,
+        xcopy_list([cscd(src_lun)], [seg_b2b(src, dst, 64, 0, 2000)]),
+        COPY_ABORTED,
+        UNREACHABLE_COPY_TARGET,
+    )
 
 
 def test_unknown_naa(src_lun):
     naa = bytearray(naa_of(src_lun.sg))
     naa[-1] ^= 0xFF
-    refused(src_lun, xcopy_list([cscd(src_lun), cscd_e4(bytes(naa), 512)],
-                                [seg_b2b(1, 0, 64, 0, 2000)]),
-            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
+    refused(
+        src_lun,
+        xcopy_list([cscd(src_lun), cscd_e4(bytes(naa), 512)], [seg_b2b(1, 0, 64, 0, 2000)]),
+        COPY_ABORTED,
+        COPY_TARGET_NOT_REACHABLE,
+    )
 
 
 @pytest.mark.parametrize("lu_id_type", [0x40, 0x80, 0xC0])
@@ -240,49 +315,76 @@ def test_lu_id_type_is_ignored(src_lun, lu_id_type):
 
 
 def test_not_a_block_device(src_lun):
-    s = refused(src_lun, xcopy_list([cscd_e4(naa_of(src_lun.sg), 512, pdt=0x01)], [good_seg()]),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
+    s = refused(
+        src_lun,
+        xcopy_list([cscd_e4(naa_of(src_lun.sg), 512, pdt=0x01)], [good_seg()]),
+        ILLEGAL_REQUEST,
+        INVALID_FIELD_IN_PARAMETER_LIST,
+    )
     assert field_pointer(s) == (HDR + 1, 4)
 
 
 def test_wrong_disk_block_length(src_lun):
-    s = refused(src_lun, xcopy_list([cscd_e4(naa_of(src_lun.sg), 4096)], [good_seg()]),
-                ILLEGAL_REQUEST, INVALID_FIELD_IN_PARAMETER_LIST)
+    s = refused(
+        src_lun,
+        xcopy_list([cscd_e4(naa_of(src_lun.sg), 4096)], [good_seg()]),
+        ILLEGAL_REQUEST,
+        INVALID_FIELD_IN_PARAMETER_LIST,
+    )
     assert field_pointer(s) == (HDR + 29, None)
 
 
 def test_source_beyond_capacity(src_lun):
     last = src_lun.last_lba
-    refused(src_lun, xcopy_list([cscd(src_lun)], [seg_b2b(0, 0, 64, last - 10, 2000)]),
-            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
+    refused(
+        src_lun,
+        xcopy_list([cscd(src_lun)], [seg_b2b(0, 0, 64, last - 10, 2000)]),
+        COPY_ABORTED,
+        COPY_TARGET_NOT_REACHABLE,
+    )
 
 
 def test_destination_beyond_capacity(make_lun):
     lun = make_lun(size=16 * MiB)
     last = lun.last_lba
     before = read(lun, last - 63, 64)
-    refused(lun, xcopy_list([cscd(lun)], [good_seg(), seg_b2b(0, 0, 64, 0, last - 10)]),
-            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
-    assert read(lun, last - 63, 64) == before      # the first, good segment did not run either
+    refused(
+        lun,
+        xcopy_list([cscd(lun)], [good_seg(), seg_b2b(0, 0, 64, 0, last - 10)]),
+        COPY_ABORTED,
+        COPY_TARGET_NOT_REACHABLE,
+    )
+    assert read(lun, last - 63, 64) == before  # the first, good segment did not run either
 
 
 def test_inexact_segment(make_lun):
     a = make_lun(size=16 * MiB)
     b = make_lun(size=16 * MiB, block_size=4096, beside=a)
-    s = refused(a, xcopy_list([cscd(a), cscd(b)], [seg_b2b(0, 1, 7, 0, 0)]),
-                ILLEGAL_REQUEST, UNEXPECTED_INEXACT_SEGMENT, dest=(0, 8))
+    s = refused(
+        a,
+        xcopy_list([cscd(a), cscd(b)], [seg_b2b(0, 1, 7, 0, 0)]),
+        ILLEGAL_REQUEST,
+        UNEXPECTED_INEXACT_SEGMENT,
+        dest=(0, 8),
+    )
     assert field_pointer(s) == (HDR + 2 * CSCD + 10, None)
 
 
 def test_parameter_list_longer_than_reported_maximum(lun):
-    expect_sense(sg_io(lun.sg, cdb_xcopy(16 + 8192 + 512), data_out=bytes(16 + 8192 + 512)),
-                 ILLEGAL_REQUEST, *PARAMETER_LIST_LENGTH_ERROR)
+    expect_sense(
+        sg_io(lun.sg, cdb_xcopy(16 + 8192 + 512), data_out=bytes(16 + 8192 + 512)),
+        ILLEGAL_REQUEST,
+        *PARAMETER_LIST_LENGTH_ERROR,
+    )
 
 
 def test_lid4_service_action_is_not_supported(lun):
     p = xcopy_list([cscd(lun)], [good_seg()])
-    expect_sense(sg_io(lun.sg, cdb_xcopy(len(p), sa=0x01), data_out=p),
-                 ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
+    expect_sense(
+        sg_io(lun.sg, cdb_xcopy(len(p), sa=0x01), data_out=p),
+        ILLEGAL_REQUEST,
+        *INVALID_FIELD_IN_CDB,
+    )
 
 
 def test_3pc_off_means_no_extended_copy(lun):
@@ -296,6 +398,7 @@ def test_3pc_off_means_no_extended_copy(lun):
 
 # --- scope: the issuing nexus, writable destinations ------------------------
 
+
 @pytest.mark.over_fabrics
 def test_lun_of_another_nexus_is_unreachable(make_lun):
     """B is exported in a target of its own: the nexus that sees A must not
@@ -305,10 +408,18 @@ def test_lun_of_another_nexus_is_unreachable(make_lun):
     secret = fill(b, 0, 64)
     fill(a, 0, 64)
     b_naa = cscd(b)
-    refused(a, xcopy_list([cscd(a), b_naa], [seg_b2b(1, 0, 64, 0, 2000)]),
-            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
-    refused(a, xcopy_list([cscd(a), b_naa], [seg_b2b(0, 1, 64, 0, 0)]),
-            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
+    refused(
+        a,
+        xcopy_list([cscd(a), b_naa], [seg_b2b(1, 0, 64, 0, 2000)]),
+        COPY_ABORTED,
+        COPY_TARGET_NOT_REACHABLE,
+    )
+    refused(
+        a,
+        xcopy_list([cscd(a), b_naa], [seg_b2b(0, 1, 64, 0, 0)]),
+        COPY_ABORTED,
+        COPY_TARGET_NOT_REACHABLE,
+    )
     assert read(b, 0, 64) == secret
     assert stat(b, "clone_read") == stat(b, "clone_write") == 0
 
@@ -317,8 +428,12 @@ def test_readonly_lun_is_not_a_destination(make_lun):
     a = make_lun(size=16 * MiB)
     fill(a, 0, 64)
     ro = make_lun(size=16 * MiB, readonly=True, fill=b"\x5a" * MiB, beside=a)
-    refused(a, xcopy_list([cscd(a), cscd(ro)], [seg_b2b(0, 1, 64, 0, 0)]),
-            COPY_ABORTED, COPY_TARGET_NOT_REACHABLE)
+    refused(
+        a,
+        xcopy_list([cscd(a), cscd(ro)], [seg_b2b(0, 1, 64, 0, 0)]),
+        COPY_ABORTED,
+        COPY_TARGET_NOT_REACHABLE,
+    )
     assert read(ro, 0, 64) == b"\x5a" * 64 * 512
     # ... but a source it can be
     expect_good(xcopy(a.sg, xcopy_list([cscd(a), cscd(ro)], [seg_b2b(1, 0, 8, 0, 100)])))
@@ -334,7 +449,7 @@ def test_reservation_by_another_initiator_is_honoured(make_lun, over_iscsi):
     data = fill(a, 0, 64)
     b_before = read(b, 0, 64)
     b_iscsi = over_iscsi(b)
-    expect_good(sg_io(b_iscsi, bytes([0x16, 0, 0, 0, 0, 0])))      # RESERVE(6)
+    expect_good(sg_io(b_iscsi, bytes([0x16, 0, 0, 0, 0, 0])))  # RESERVE(6)
     try:
         for seg in (seg_b2b(0, 1, 64, 0, 0), seg_b2b(1, 0, 64, 0, 1000)):
             res = xcopy(a.sg, xcopy_list([cscd(a), cscd(b)], [seg]))
@@ -355,11 +470,15 @@ def test_out_of_space_mid_copy_is_space_allocation_failed(make_lun, small_fs):
     disk = None
     try:
         disk = export_beside(so, a)
-        res = xcopy(a.sg, xcopy_list([cscd(a), cscd_e4(naa_of(sg_of(disk)), 512)],
-                                     [seg_b2b(0, 1, 64, 0, 0),
-                                      seg_b2b(0, 1, 32768, 0, 64)]))
+        res = xcopy(
+            a.sg,
+            xcopy_list(
+                [cscd(a), cscd_e4(naa_of(sg_of(disk)), 512)],
+                [seg_b2b(0, 1, 64, 0, 0), seg_b2b(0, 1, 32768, 0, 64)],
+            ),
+        )
         s = expect_sense(res, DATA_PROTECT, *SPACE_ALLOCATION_FAILED)
-        assert s.csi == 1           # SPC-4 6.4.1: the segment it stopped in
+        assert s.csi == 1  # SPC-4 6.4.1: the segment it stopped in
         assert stat(a, "clone_failed") == 1
     finally:
         a.fabric.unexport(so, disk)

@@ -4,15 +4,27 @@ shows in COPY STATUS while it runs, and the LUNs are usable afterwards.
 
 The LUNs are device-mapper zero targets behind delay targets: 64 GiB that
 cost no memory, and a copy between them that runs for minutes."""
+
 import struct
 import time
 
 import pytest
 
 from conftest import sh, unload_and_reload
-from scsi import (ILLEGAL_REQUEST, RESERVATION_CONFLICT, clear_unit_attention, cscd_e4,
-                  expect_good, expect_sense, naa_of, receive_copy_results, seg_b2b,
-                  sg_io, xcopy, xcopy_list)
+from scsi import (
+    ILLEGAL_REQUEST,
+    RESERVATION_CONFLICT,
+    clear_unit_attention,
+    cscd_e4,
+    expect_good,
+    expect_sense,
+    naa_of,
+    receive_copy_results,
+    seg_b2b,
+    sg_io,
+    xcopy,
+    xcopy_list,
+)
 from slowdev import BS, SIZE, ended_soon_after, in_background, iscsi_session, usable, zero_luns
 from sense_codes import OPERATION_IN_PROGRESS
 
@@ -32,8 +44,9 @@ def whole_lun_copy(a, b, list_id=0, usage=3):
         n = min(SEG_BLOCKS, SIZE // BS - lba)
         segs.append(seg_b2b(0, 1, n, lba, lba))
         lba += n
-    return xcopy_list([cscd_e4(naa_of(a.sg), BS), cscd_e4(naa_of(b.sg), BS)], segs,
-                      list_id=list_id, usage=usage)
+    return xcopy_list(
+        [cscd_e4(naa_of(a.sg), BS), cscd_e4(naa_of(b.sg), BS)], segs, list_id=list_id, usage=usage
+    )
 
 
 def copy_status(lun, list_id):
@@ -68,9 +81,9 @@ def test_abort_task_stops_the_copy_promptly(zero_pair):
 
 def copy_in_background(a, b, list_id, timeout_ms=300000):
     """Start a whole-LUN copy; see slowdev.in_background."""
-    return in_background(lambda: xcopy(a.sg, whole_lun_copy(a, b, list_id=list_id,
-                                                            usage=0),
-                                       timeout_ms=timeout_ms))
+    return in_background(
+        lambda: xcopy(a.sg, whole_lun_copy(a, b, list_id=list_id, usage=0), timeout_ms=timeout_ms)
+    )
 
 
 def test_lun_reset_stops_the_copy_promptly(zero_pair):
@@ -83,8 +96,11 @@ def test_lun_reset_stops_the_copy_promptly(zero_pair):
     state, done2 = copy_status(a, 5)
     assert state == 0x00 and done2 > done1
     # the same list identifier while it runs: OPERATION IN PROGRESS
-    expect_sense(xcopy(a.sg, whole_lun_copy(a, b, list_id=5, usage=0)),
-                 ILLEGAL_REQUEST, *OPERATION_IN_PROGRESS)
+    expect_sense(
+        xcopy(a.sg, whole_lun_copy(a, b, list_id=5, usage=0)),
+        ILLEGAL_REQUEST,
+        *OPERATION_IN_PROGRESS,
+    )
     t_reset = time.monotonic()
     sh("sg_reset", "--no-esc", "--device", a.sg)
     ended_soon_after(th, out, t_reset, "the LUN reset")
@@ -103,10 +119,10 @@ def test_reservation_taken_mid_copy_stops_it(zero_pair, over_iscsi):
     th, out = copy_in_background(a, b, 6)
     t = time.monotonic()
     try:
-        expect_good(sg_io(b_iscsi, bytes([0x16, 0, 0, 0, 0, 0])))      # RESERVE(6)
+        expect_good(sg_io(b_iscsi, bytes([0x16, 0, 0, 0, 0, 0])))  # RESERVE(6)
         ended_soon_after(th, out, t, "the reservation")
     finally:
-        expect_good(sg_io(b_iscsi, bytes([0x17, 0, 0, 0, 0, 0])))      # RELEASE(6)
+        expect_good(sg_io(b_iscsi, bytes([0x17, 0, 0, 0, 0, 0])))  # RELEASE(6)
     assert out["res"].status == RESERVATION_CONFLICT, out["res"]
     stopped_early(a, 6)
 
@@ -143,7 +159,7 @@ def test_session_drop_mid_copy_stops_it(zero_pair):
         took = time.monotonic() - t
         assert took < 5, "dropping the session took %.1f s" % took
         assert stat_failed(a) == failed + 1
-        tpg.enable = True           # let the initiator recover and fail the command
+        tpg.enable = True  # let the initiator recover and fail the command
         th.join(60)
         assert not th.is_alive()
 

@@ -4,6 +4,7 @@ engine moves the data with direct I/O through its own buffers and leaves
 neither file's pages in the page cache; with io_mode buffered on both it
 splices from page cache to page cache.  Either way the backing file and
 the LUN read back what was copied."""
+
 import os
 import subprocess
 
@@ -72,8 +73,7 @@ def two_luns(ext4_dir):
 
 
 def dd(*args):
-    return subprocess.run(("dd", "status=none") + args, check=True,
-                          capture_output=True).stdout
+    return subprocess.run(("dd", "status=none") + args, check=True, capture_output=True).stdout
 
 
 @pytest.mark.parametrize("mode", ["auto", "buffered"])
@@ -82,8 +82,9 @@ def test_copy_between_ext4_files(two_luns, mode):
     for so in (a, b):
         so.set_attribute("io_mode", mode)
     data = os.urandom(COPY_BYTES)
-    subprocess.run(["dd", "of=" + a_disk, "bs=1M", "oflag=direct", "status=none"],
-                   input=data, check=True)
+    subprocess.run(
+        ["dd", "of=" + a_disk, "bs=1M", "oflag=direct", "status=none"], input=data, check=True
+    )
     drop_caches()
     n = COPY_BYTES // 512
     cscds = [cscd_e4(naa_of(a_sg), 512), cscd_e4(naa_of(b_sg), 512)]
@@ -97,5 +98,7 @@ def test_copy_between_ext4_files(two_luns, mode):
     with open(b_path, "rb") as f:
         f.seek(2048 * 512)
         assert f.read(COPY_BYTES) == data
-    assert dd("if=" + b_disk, "bs=1M", "iflag=direct", "skip=1",
-              "count=%d" % (COPY_BYTES // MiB)) == data
+    assert (
+        dd("if=" + b_disk, "bs=1M", "iflag=direct", "skip=1", "count=%d" % (COPY_BYTES // MiB))
+        == data
+    )

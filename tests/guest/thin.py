@@ -1,4 +1,5 @@
 """Helpers for the thin-provisioning suites."""
+
 import os
 
 

@@ -1,5 +1,6 @@
 """bench/report.py run over a page of the tests' own, from runs given as
 JSON: what the report tests share."""
+
 import json
 import os
 import sys

@@ -2,6 +2,7 @@
 switches) from /proc/stat, as the host's has them too, and turns them into
 figures per I/O; bench/guestlib.py checks the clocks of the CPUs against
 each other."""
+
 import os
 import sys
 import time
@@ -14,7 +15,7 @@ import guest_bench  # noqa: E402
 def test_the_counters_are_read_and_move_forward():
     before = guest_bench.guest_counters()
     assert set(before) == {"busy", "ctxt"}
-    time.sleep(0.05)             # a sleep is a context switch at least
+    time.sleep(0.05)  # a sleep is a context switch at least
     after = guest_bench.guest_counters()
     assert after["ctxt"] > before["ctxt"]
     assert all(after[k] >= before[k] for k in before)
@@ -22,11 +23,17 @@ def test_the_counters_are_read_and_move_forward():
 
 def test_busy_leaves_out_idle_and_iowait(tmp_path, monkeypatch):
     stat = tmp_path / "stat"
-    stat.write_text("cpu  10 1 20 500 7 2 3 0 0 0\ncpu0 10 1 20 500 7 2 3 0 0 0\n"
-                    "intr 1234 0 5 6\nctxt 99\nbtime 1\n")
+    stat.write_text(
+        "cpu  10 1 20 500 7 2 3 0 0 0\ncpu0 10 1 20 500 7 2 3 0 0 0\n"
+        "intr 1234 0 5 6\nctxt 99\nbtime 1\n"
+    )
     real_open = open
-    monkeypatch.setattr(guest_bench, "open", lambda path, *a: real_open(
-        stat if path == "/proc/stat" else path, *a), raising=False)
+    monkeypatch.setattr(
+        guest_bench,
+        "open",
+        lambda path, *a: real_open(stat if path == "/proc/stat" else path, *a),
+        raising=False,
+    )
     assert guest_bench.guest_counters() == {"busy": 36, "ctxt": 99}
 
 
@@ -46,7 +53,9 @@ def test_per_io_divides_the_window_by_the_ios_the_disk_completed(monkeypatch):
 def test_per_io_is_none_when_fio_never_started(monkeypatch):
     monkeypatch.setattr(guest_bench, "fio_started", lambda d, bs, proc: False)
     assert guest_bench.per_io("/dev/sdx", "4k", 3, None) == {
-        "cpu_us_per_io": None, "ctxt_per_io": None}
+        "cpu_us_per_io": None,
+        "ctxt_per_io": None,
+    }
 
 
 class TwoClocks:
@@ -66,6 +75,7 @@ class TwoClocks:
 
 def fake_cpus(monkeypatch, clocks, cpus=(0, 1)):
     import guestlib
+
     monkeypatch.setattr(guestlib.os, "sched_getaffinity", lambda pid: set(cpus))
     monkeypatch.setattr(guestlib.os, "sched_setaffinity", clocks.affinity)
     monkeypatch.setattr(guestlib.time, "monotonic_ns", clocks.read)
@@ -93,6 +103,7 @@ def test_the_clock_check_needs_two_cpus(monkeypatch):
 
 def test_the_clock_check_restores_the_affinity():
     import guestlib
+
     before = os.sched_getaffinity(0)
     guestlib.clock_check(0.02)
     assert os.sched_getaffinity(0) == before

@@ -1,6 +1,7 @@
 """bench/report_durability.py renders the file store's writes synced and
 not: each side's figures and ours over target_core_file async_io, per
 round where the rounds were kept; report.py places it after the analysis."""
+
 import importlib.util
 import os
 import sys
@@ -21,35 +22,63 @@ def side(iops, cpu):
     return {"iops": iops, "cpu_us_per_io": cpu}
 
 
-ROUNDS = [{"ours": side(900, 0), "ours-wb": side(1100, 0), "lio-aio": side(1000, 0),
-           "lio": side(800, 0)},
-          {"ours": side(800, 0), "ours-wb": side(1400, 0), "lio-aio": side(1600, 0),
-           "lio": side(700, 0)}]
-DATA = {"meta": {"date": "2026-11-25 09:05 UTC", "kernel": "6.1.0-56-amd64",
-                 "rounds": 2, "runtime_s": 3},
-        "results": [{"store": "file", "fabric": "loop", "workload": "4k-randwrite-qd32",
-                     "ours": side(850, 400.0), "ours-wb": side(1250, 300.0),
-                     "lio-aio": side(1300, 320.0), "lio": side(750, 500.0),
-                     "rounds": ROUNDS},
-                    {"store": "file", "fabric": "loop", "workload": "4k-randwrite-qd1",
-                     "ours": side(500, 400.0), "ours-wb": side(600, 300.0),
-                     "lio-aio": side(400, 320.0), "lio": side(300, None)}]}
+ROUNDS = [
+    {"ours": side(900, 0), "ours-wb": side(1100, 0), "lio-aio": side(1000, 0), "lio": side(800, 0)},
+    {"ours": side(800, 0), "ours-wb": side(1400, 0), "lio-aio": side(1600, 0), "lio": side(700, 0)},
+]
+DATA = {
+    "meta": {
+        "date": "2026-11-25 09:05 UTC",
+        "kernel": "6.1.0-56-amd64",
+        "rounds": 2,
+        "runtime_s": 3,
+    },
+    "results": [
+        {
+            "store": "file",
+            "fabric": "loop",
+            "workload": "4k-randwrite-qd32",
+            "ours": side(850, 400.0),
+            "ours-wb": side(1250, 300.0),
+            "lio-aio": side(1300, 320.0),
+            "lio": side(750, 500.0),
+            "rounds": ROUNDS,
+        },
+        {
+            "store": "file",
+            "fabric": "loop",
+            "workload": "4k-randwrite-qd1",
+            "ours": side(500, 400.0),
+            "ours-wb": side(600, 300.0),
+            "lio-aio": side(400, 320.0),
+            "lio": side(300, None),
+        },
+    ],
+}
 
 
 def rows(text, title):
     part = text.split("### %s\n" % title)[1].split("###")[0]
-    return [[c.strip() for c in l.strip("|").split("|")]
-            for l in part.splitlines() if l.startswith("| ")]
+    return [
+        [c.strip() for c in l.strip("|").split("|")]
+        for l in part.splitlines()
+        if l.startswith("| ")
+    ]
 
 
 def test_iops_of_every_side_and_ours_over_async_io():
     head, qd32, qd1 = rows(report_durability.render_durability(DATA), "IOPS")
-    assert head == ["workload", "vaai (ours)", "vaai, write cache on",
-                    "target_core_file async_io", "target_core_file",
-                    "ours / async_io", "ours-wb / async_io",
-                    "ours-wb / async_io, each round"]
-    assert qd32 == ["4k-randwrite-qd32", "850", "1250", "1300", "750", "0.65", "0.96",
-                    "0.88-1.10"]
+    assert head == [
+        "workload",
+        "vaai (ours)",
+        "vaai, write cache on",
+        "target_core_file async_io",
+        "target_core_file",
+        "ours / async_io",
+        "ours-wb / async_io",
+        "ours-wb / async_io, each round",
+    ]
+    assert qd32 == ["4k-randwrite-qd32", "850", "1250", "1300", "750", "0.65", "0.96", "0.88-1.10"]
     # a point without its rounds says so
     assert qd1 == ["4k-randwrite-qd1", "500", "600", "400", "300", "1.25", "1.50", "n/a"]
 
@@ -76,8 +105,10 @@ def test_only_the_file_store_over_tcm_loop_is_rendered():
 
 
 def test_report_refuses_a_data_run_without_ours():
-    lio_only = {"meta": DATA["meta"], "results": [
-        {k: v for k, v in DATA["results"][0].items() if k not in ("ours", "ours-wb")}]}
+    lio_only = {
+        "meta": DATA["meta"],
+        "results": [{k: v for k, v in DATA["results"][0].items() if k not in ("ours", "ours-wb")}],
+    }
     with pytest.raises(SystemExit):
         report.render(report.marked("data", ""), data=lio_only)
 

@@ -1,5 +1,6 @@
 """bench/guest_profile.py reads perf script's samples into CPU time per I/O
 by where it was spent; bench/report_profile.py renders that."""
+
 import os
 import sys
 
@@ -43,8 +44,11 @@ perf  1234.510000:
 def test_parse_script_keeps_comm_time_and_chain():
     samples = guest_profile.parse_script(SCRIPT)
     assert len(samples) == 6
-    assert samples[0] == ("fio", 1234.5, [("vaai_file_submit_rw", "target_core_vaai"),
-                                          ("__target_execute_cmd", "target_core_mod")])
+    assert samples[0] == (
+        "fio",
+        1234.5,
+        [("vaai_file_submit_rw", "target_core_vaai"), ("__target_execute_cmd", "target_core_mod")],
+    )
     assert samples[1][0:2] == ("swapper", 1234.502)
     assert samples[1][2][0] == ("native_safe_halt", "kernel.kallsyms")
     assert samples[3][2] == [("fio_gettime", "fio")]
@@ -71,7 +75,11 @@ def test_attribute_splits_cpu_per_io_by_where_it_ran():
     assert got["under_backend_us_per_io"] == pytest.approx(2 * one)
     assert got["under_target_us_per_io"] == pytest.approx(3 * one)
     assert {t["sym"] for t in got["top"]} == {
-        "vaai_file_submit_rw", "xfs_ilock", "fio_gettime", "blk_mq_run_hw_queue"}
+        "vaai_file_submit_rw",
+        "xfs_ilock",
+        "fio_gettime",
+        "blk_mq_run_hw_queue",
+    }
 
 
 def test_attribute_without_samples_or_io():
@@ -93,15 +101,25 @@ def test_disk_rate_interpolates_and_refuses_outside_its_readings():
 def test_render_profile_table():
     samples = guest_profile.parse_script(SCRIPT)
     side = dict(guest_profile.attribute(samples, 2, 1000), iops=1000.0)
-    data = {"meta": {"date": "2026-11-25 03:00 UTC", "kernel": "6.1.0-56-amd64",
-                     "cpus": 2, "store": "file", "seconds": 5, "period_ns": 2000000},
-            "results": [{"workload": "4k-randwrite-qd32", "ours": side, "lio": side,
-                         "lio-aio": side}]}
+    data = {
+        "meta": {
+            "date": "2026-11-25 03:00 UTC",
+            "kernel": "6.1.0-56-amd64",
+            "cpus": 2,
+            "store": "file",
+            "seconds": 5,
+            "period_ns": 2000000,
+        },
+        "results": [{"workload": "4k-randwrite-qd32", "ours": side, "lio": side, "lio-aio": side}],
+    }
     text = report_profile.render_profile(data)
-    buckets = text[:text.index("Time through the named functions")]
+    buckets = text[: text.index("Time through the named functions")]
     rows = [l for l in buckets.splitlines() if l.startswith("| 4k-randwrite-qd32 |")]
-    assert [r.split(" | ")[1] for r in rows] == ["vaai (ours)", "target_core_file",
-                                                 "target_core_file async_io"]
+    assert [r.split(" | ")[1] for r in rows] == [
+        "vaai (ours)",
+        "target_core_file",
+        "target_core_file async_io",
+    ]
     cells = rows[0].strip("| ").split(" | ")
     # IOPS, busy, backend, under backend, under target, LIO core
     assert cells[2:8] == ["1000", "1333", "333.3", "667", "1000", "0"]
@@ -113,18 +131,26 @@ def test_module_frames_named_by_kallsyms(tmp_path):
     """perf script without the module files calls every kernel frame
     kernel.kallsyms; /proc/kallsyms says which are a module's."""
     kallsyms = tmp_path / "kallsyms"
-    kallsyms.write_text("ffffffff81000300 T blk_mq_run_hw_queue\n"
-                        "ffffffffc0c00300 t tcm_loop_queuecommand\t[tcm_loop]\n"
-                        "ffffffffc0a00000 T __target_execute_cmd\t[target_core_mod]\n")
+    kallsyms.write_text(
+        "ffffffff81000300 T blk_mq_run_hw_queue\n"
+        "ffffffffc0c00300 t tcm_loop_queuecommand\t[tcm_loop]\n"
+        "ffffffffc0a00000 T __target_execute_cmd\t[target_core_mod]\n"
+    )
     modsyms = guest_profile.module_symbols(str(kallsyms))
-    assert modsyms == {"tcm_loop_queuecommand": "tcm_loop",
-                       "__target_execute_cmd": "target_core_mod"}
-    text = ("kworker/0:1H  10.000000: \n"
-            "\t ffffffffc0c00300 tcm_loop_queuecommand ([kernel.kallsyms])\n"
-            "\t ffffffff81000300 blk_mq_run_hw_queue ([kernel.kallsyms])\n")
+    assert modsyms == {
+        "tcm_loop_queuecommand": "tcm_loop",
+        "__target_execute_cmd": "target_core_mod",
+    }
+    text = (
+        "kworker/0:1H  10.000000: \n"
+        "\t ffffffffc0c00300 tcm_loop_queuecommand ([kernel.kallsyms])\n"
+        "\t ffffffff81000300 blk_mq_run_hw_queue ([kernel.kallsyms])\n"
+    )
     [(comm, t, chain)] = guest_profile.parse_script(text, modsyms)
-    assert chain == [("tcm_loop_queuecommand", "tcm_loop"),
-                     ("blk_mq_run_hw_queue", "kernel.kallsyms")]
+    assert chain == [
+        ("tcm_loop_queuecommand", "tcm_loop"),
+        ("blk_mq_run_hw_queue", "kernel.kallsyms"),
+    ]
     assert guest_profile.bucket(comm, chain) == "fabric"
 
 
@@ -159,37 +185,53 @@ def test_time_through_named_functions_counts_every_chain_that_passes():
 
 
 def test_render_profile_tables_the_time_through_named_functions():
-    side = dict(guest_profile.attribute(guest_profile.parse_script(THROUGH_SCRIPT), 2, 1000),
-                iops=1000.0)
-    data = {"meta": {"date": "2026-11-25 03:00 UTC", "kernel": "6.1.0-56-amd64",
-                     "cpus": 2, "store": "bdev", "seconds": 5, "period_ns": 2000000},
-            "results": [{"workload": "4k-randwrite-qd32", "ours": side, "lio": side}]}
+    side = dict(
+        guest_profile.attribute(guest_profile.parse_script(THROUGH_SCRIPT), 2, 1000), iops=1000.0
+    )
+    data = {
+        "meta": {
+            "date": "2026-11-25 03:00 UTC",
+            "kernel": "6.1.0-56-amd64",
+            "cpus": 2,
+            "store": "bdev",
+            "seconds": 5,
+            "period_ns": 2000000,
+        },
+        "results": [{"workload": "4k-randwrite-qd32", "ours": side, "lio": side}],
+    }
     text = report_profile.render_profile(data)
     head = [l for l in text.splitlines() if l.startswith("| workload | side | xfs_file_fsync")]
     assert head == ["| workload | side | %s |" % " | ".join(guest_profile.THROUGH)]
-    rows = [l for l in text[text.index(head[0]):].splitlines()
-            if l.startswith("| 4k-randwrite-qd32 |")]
+    rows = [
+        l for l in text[text.index(head[0]) :].splitlines() if l.startswith("| 4k-randwrite-qd32 |")
+    ]
     # the block store's LIO side is target_core_iblock
-    assert rows == ["| 4k-randwrite-qd32 | vaai (ours) | 500.0 | 0.0 | 500.0 | 0.0 | 0.0 | "
-                    "500.0 |",
-                    "| 4k-randwrite-qd32 | target_core_iblock | 500.0 | 0.0 | 500.0 | 0.0 | "
-                    "0.0 | 500.0 |"]
+    assert rows == [
+        "| 4k-randwrite-qd32 | vaai (ours) | 500.0 | 0.0 | 500.0 | 0.0 | 0.0 | 500.0 |",
+        "| 4k-randwrite-qd32 | target_core_iblock | 500.0 | 0.0 | 500.0 | 0.0 | 0.0 | 500.0 |",
+    ]
 
 
 def test_module_files_perf_found_are_named_like_the_others():
     """perf names the module's file when it finds it: the module's name is
     its dso all the same; a module without a bucket is the kernel's."""
-    text = ("kworker/1:0  30.000000: \n"
-            "\t ffffffffc0a3e0cc brd_submit_bio (/lib/modules/6.1.0-56-amd64/"
-            "kernel/drivers/block/brd.ko)\n"
-            "\t ffffffffc0a3e398 fd_execute_rw (/lib/modules/6.1.0-56-amd64/"
-            "kernel/drivers/target/target_core_file.ko)\n"
-            "\t ffffffffc09e8a35 __target_execute_cmd (/lib/modules/6.1.0-56-amd64/"
-            "kernel/drivers/target/target_core_mod.ko.xz)\n"
-            "\t     7f334d1fe110 [unknown] ([unknown])\n")
+    text = (
+        "kworker/1:0  30.000000: \n"
+        "\t ffffffffc0a3e0cc brd_submit_bio (/lib/modules/6.1.0-56-amd64/"
+        "kernel/drivers/block/brd.ko)\n"
+        "\t ffffffffc0a3e398 fd_execute_rw (/lib/modules/6.1.0-56-amd64/"
+        "kernel/drivers/target/target_core_file.ko)\n"
+        "\t ffffffffc09e8a35 __target_execute_cmd (/lib/modules/6.1.0-56-amd64/"
+        "kernel/drivers/target/target_core_mod.ko.xz)\n"
+        "\t     7f334d1fe110 [unknown] ([unknown])\n"
+    )
     [(_, _, chain)] = guest_profile.parse_script(text)
-    assert chain == [("brd_submit_bio", "kernel.kallsyms"), ("fd_execute_rw", "target_core_file"),
-                     ("__target_execute_cmd", "target_core_mod"), ("[unknown]", "unknown")]
+    assert chain == [
+        ("brd_submit_bio", "kernel.kallsyms"),
+        ("fd_execute_rw", "target_core_file"),
+        ("__target_execute_cmd", "target_core_mod"),
+        ("[unknown]", "unknown"),
+    ]
     got = guest_profile.attribute(guest_profile.parse_script(text), 2, 1000)
     assert got["buckets"]["kernel"] > 0 and got["under_backend_us_per_io"] > 0
 
@@ -197,14 +239,26 @@ def test_module_files_perf_found_are_named_like_the_others():
 def test_reparse_computes_the_figures_again_from_the_kept_text(tmp_path, monkeypatch):
     import gzip
     import json
+
     raw = tmp_path / "profile"
     raw.mkdir()
     with gzip.open(raw / "4k-randwrite-qd32-ours.txt.gz", "wt") as f:
         f.write(THROUGH_SCRIPT)
     (raw / "modules.json").write_text(json.dumps({}))
     out = tmp_path / "profile.json"
-    out.write_text(json.dumps({"meta": {"cpus": 2}, "results": [
-        {"workload": "4k-randwrite-qd32", "ours": {"iops": 1000.0, "busy_us_per_io": 1.0}}]}))
+    out.write_text(
+        json.dumps(
+            {
+                "meta": {"cpus": 2},
+                "results": [
+                    {
+                        "workload": "4k-randwrite-qd32",
+                        "ours": {"iops": 1000.0, "busy_us_per_io": 1.0},
+                    }
+                ],
+            }
+        )
+    )
     monkeypatch.setattr(sys, "argv", ["guest_profile.py", str(out), "--reparse"])
     assert guest_profile.main() == 0
     ours = json.loads(out.read_text())["results"][0]["ours"]
@@ -236,36 +290,54 @@ def test_iscsi_target_is_the_fabric_and_the_initiator_apart():
     are the initiator, not the target."""
     samples = guest_profile.parse_script(ISCSI_SCRIPT)
     assert [guest_profile.bucket(c, ch) for c, _, ch in samples] == [
-        "kernel", "initiator", "kernel", "initiator"]
+        "kernel",
+        "initiator",
+        "kernel",
+        "initiator",
+    ]
     got = guest_profile.attribute(samples, 2, 1000)
     one = 2 * 1e6 / 1000 / 4
     assert got["buckets"]["initiator"] == pytest.approx(2 * one)
     assert got["buckets"]["fabric"] == 0
     assert got["under_target_us_per_io"] == pytest.approx(one)
     [(_, _, chain)] = guest_profile.parse_script(
-        "iscsi_ttx  41.0: \n\t ffffffffc0d00200 iscsit_send_datain ([iscsi_target_mod])\n")
+        "iscsi_ttx  41.0: \n\t ffffffffc0d00200 iscsit_send_datain ([iscsi_target_mod])\n"
+    )
     assert guest_profile.bucket("iscsi_ttx", chain) == "fabric"
 
 
 def _iscsi_run(store="file", date="2026-11-25 15:00 UTC", fabric="iscsi"):
-    side = dict(guest_profile.attribute(guest_profile.parse_script(ISCSI_SCRIPT), 2, 1000),
-                iops=1000.0)
-    return {"meta": {"date": date, "kernel": "6.1.0-56-amd64", "cpus": 2, "store": store,
-                     "fabric": fabric, "seconds": 5, "period_ns": 2000000,
-                     "clocksource": "tsc"},
-            "results": [{"workload": "4k-randread-qd32", "ours": side, "lio": side}]}
+    side = dict(
+        guest_profile.attribute(guest_profile.parse_script(ISCSI_SCRIPT), 2, 1000), iops=1000.0
+    )
+    return {
+        "meta": {
+            "date": date,
+            "kernel": "6.1.0-56-amd64",
+            "cpus": 2,
+            "store": store,
+            "fabric": fabric,
+            "seconds": 5,
+            "period_ns": 2000000,
+            "clocksource": "tsc",
+        },
+        "results": [{"workload": "4k-randread-qd32", "ours": side, "lio": side}],
+    }
 
 
 def test_an_iscsi_profile_has_the_target_and_initiator_columns():
     text = report_profile.render_profile(_iscsi_run())
     head = [l for l in text.splitlines() if l.startswith("| workload | side | IOPS")]
-    assert head == ["| workload | side | IOPS | busy | backend | under backend | "
-                    "under target | LIO core | iSCSI target | initiator | xfs | "
-                    "kernel, rest | fio | user, rest |"]
-    table = text[text.index(head[0]):].splitlines()[:4]
+    assert head == [
+        "| workload | side | IOPS | busy | backend | under backend | "
+        "under target | LIO core | iSCSI target | initiator | xfs | "
+        "kernel, rest | fio | user, rest |"
+    ]
+    table = text[text.index(head[0]) :].splitlines()[:4]
     assert len({l.count("|") for l in table}) == 1
-    row = [l for l in text.splitlines()
-           if l.startswith("| 4k-randread-qd32 | vaai (ours) | 1000")][0]
+    row = [l for l in text.splitlines() if l.startswith("| 4k-randread-qd32 | vaai (ours) | 1000")][
+        0
+    ]
     # LIO core, iSCSI target, initiator: 0, 0 and half of 2 ms
     assert row.strip("| ").split(" | ")[7:10] == ["0", "0", "1000"]
     assert "the file store over iSCSI" in " ".join(text.split())
@@ -275,18 +347,29 @@ def test_an_iscsi_profile_has_the_target_and_initiator_columns():
 
 def test_gaps_section_heads_each_run_and_follows_the_profile(tmp_path):
     # given in any order, rendered tcm_loop first, then each fabric's file store
-    out = run_report(tmp_path, "--gaps",
-                     (_iscsi_run("bdev", "2026-11-25 15:10 UTC"), _iscsi_run("file"),
-                      _iscsi_run("file", "2026-11-25 14:50 UTC", "loop")),
-                     "<!-- section:profile -->\nPROFILE\n<!-- /section:profile -->\n\n"
-                     "<!-- section:gaps -->\n<!-- /section:gaps -->\n\nNOTES\n")
+    out = run_report(
+        tmp_path,
+        "--gaps",
+        (
+            _iscsi_run("bdev", "2026-11-25 15:10 UTC"),
+            _iscsi_run("file"),
+            _iscsi_run("file", "2026-11-25 14:50 UTC", "loop"),
+        ),
+        "<!-- section:profile -->\nPROFILE\n<!-- /section:profile -->\n\n"
+        "<!-- section:gaps -->\n<!-- /section:gaps -->\n\nNOTES\n",
+    )
     page = out.read_text()
     file_head = "### file store (XFS on a RAM disk) over iSCSI\n\nMeasured 2026-11-25 15:00 UTC"
     bdev_head = "### block store (RAM disk) over iSCSI\n\nMeasured 2026-11-25 15:10 UTC"
     loop_head = "### file store (XFS on a RAM disk) over tcm_loop\n\nMeasured 2026-11-25 14:50"
-    assert (page.index("PROFILE") < page.index("<!-- section:gaps -->")
-            < page.index(loop_head) < page.index(file_head) < page.index(bdev_head)
-            < page.index("NOTES"))
+    assert (
+        page.index("PROFILE")
+        < page.index("<!-- section:gaps -->")
+        < page.index(loop_head)
+        < page.index(file_head)
+        < page.index(bdev_head)
+        < page.index("NOTES")
+    )
     assert page.count("| workload | side | IOPS") == 3
     # what the named functions are is the page's prose: each run has a caption
     assert page.count("Time through the named functions, µs per I/O:") == 3
@@ -297,9 +380,10 @@ def test_gaps_section_heads_each_run_and_follows_the_profile(tmp_path):
 def test_the_profilers_own_threads_are_left_out():
     """perf, the sleep it times and the script's thread reading the disk's
     counters are the profiler's, not the I/O's."""
-    text = "".join("%s  50.%06d: \n\t ffffffff81000800 read_tsc ([kernel.kallsyms])\n\n"
-                   % (comm, i) for i, comm in enumerate(
-                       ("perf", "perf-exec", "sleep", "python3", "fio")))
+    text = "".join(
+        "%s  50.%06d: \n\t ffffffff81000800 read_tsc ([kernel.kallsyms])\n\n" % (comm, i)
+        for i, comm in enumerate(("perf", "perf-exec", "sleep", "python3", "fio"))
+    )
     got = guest_profile.attribute(guest_profile.parse_script(text), 2, 1000)
     assert got["profiler_samples"] == 4
     assert got["busy_us_per_io"] == pytest.approx(2 * 1e6 / 1000 / 5)

@@ -1,11 +1,13 @@
 """bench/report.py renders what the benchmarks measured, ratios included."""
+
 import importlib.util
 import os
 
 import pytest
 
 _spec = importlib.util.spec_from_file_location(
-    "report", os.path.join(os.path.dirname(__file__), "..", "..", "bench", "report.py"))
+    "report", os.path.join(os.path.dirname(__file__), "..", "..", "bench", "report.py")
+)
 report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(report)
 
@@ -19,30 +21,71 @@ def render(*runs, **named):
 
 
 def side(iops, cpu):
-    return {"iops": iops, "mbps": iops * 4096 / 1e6, "lat_mean_us": 100.0,
-            "lat_p99_us": 250.0, "cpu_us_per_io": cpu}
+    return {
+        "iops": iops,
+        "mbps": iops * 4096 / 1e6,
+        "lat_mean_us": 100.0,
+        "lat_p99_us": 250.0,
+        "cpu_us_per_io": cpu,
+    }
 
 
-DATA = {"meta": {"cpus": 2, "lun_bytes": 256 << 20, "runtime_s": 8, "rounds": 3,
-                 "date": "2026-11-23 04:00 UTC", "kernel": "6.1.0-56-amd64"},
-        "results": [{"store": "file", "workload": "4k-randread-qd32", "fabric": "loop",
-                     "ours": side(12000, 80.0), "lio": side(10000, 100.0),
-                     "lio-aio": side(11000, 120.0)},
-                    {"store": "bdev", "workload": "4k-randread-qd32", "fabric": "iscsi",
-                     "ours": side(9000, 90.0), "lio": side(10000, 100.0)},
-                    {"store": "bdev", "workload": "64k-randread-qd32", "fabric": "loop",
-                     "table": False, "sweep": True,
-                     "ours": side(900, 90.0), "lio": side(1000, 100.0)}]}
-THIN = {"results": {who: {step: {"seconds": s, "allocated": a}
-                          for step, s, a in (("zero", z, 1 << 30), ("unmap", 1.0, 0),
-                                             ("host", 10.0, 1 << 30))}
-                    for who, z in (("ours", 1.0), ("ours_wb", 0.5), ("lio", 8.0))}}
+DATA = {
+    "meta": {
+        "cpus": 2,
+        "lun_bytes": 256 << 20,
+        "runtime_s": 8,
+        "rounds": 3,
+        "date": "2026-11-23 04:00 UTC",
+        "kernel": "6.1.0-56-amd64",
+    },
+    "results": [
+        {
+            "store": "file",
+            "workload": "4k-randread-qd32",
+            "fabric": "loop",
+            "ours": side(12000, 80.0),
+            "lio": side(10000, 100.0),
+            "lio-aio": side(11000, 120.0),
+        },
+        {
+            "store": "bdev",
+            "workload": "4k-randread-qd32",
+            "fabric": "iscsi",
+            "ours": side(9000, 90.0),
+            "lio": side(10000, 100.0),
+        },
+        {
+            "store": "bdev",
+            "workload": "64k-randread-qd32",
+            "fabric": "loop",
+            "table": False,
+            "sweep": True,
+            "ours": side(900, 90.0),
+            "lio": side(1000, 100.0),
+        },
+    ],
+}
+THIN = {
+    "results": {
+        who: {
+            step: {"seconds": s, "allocated": a}
+            for step, s, a in (("zero", z, 1 << 30), ("unmap", 1.0, 0), ("host", 10.0, 1 << 30))
+        }
+        for who, z in (("ours", 1.0), ("ours_wb", 0.5), ("lio", 8.0))
+    }
+}
 
 
-CAW = {"results": {who: {name: {"caw_per_s": r, "p99_us": 100.0 * m, "mean_us": 50.0}
-                         for name in ("disjoint-1", "disjoint-8", "disjoint-32",
-                                      "same-8", "beside-1m")}
-                   for who, r, m in (("ours", 400.0, 1), ("lio", 100.0, 4))}}
+CAW = {
+    "results": {
+        who: {
+            name: {"caw_per_s": r, "p99_us": 100.0 * m, "mean_us": 50.0}
+            for name in ("disjoint-1", "disjoint-8", "disjoint-32", "same-8", "beside-1m")
+        }
+        for who, r, m in (("ours", 400.0, 1), ("lio", 100.0, 4))
+    }
+}
 
 
 def test_caw_table():
@@ -53,8 +96,11 @@ def test_caw_table():
 
 
 def data_rows(text):
-    return [[c.strip() for c in l.strip("|").split("|")]
-            for l in text.splitlines() if l.startswith("| 4k-") or l.startswith("| 64k-")]
+    return [
+        [c.strip() for c in l.strip("|").split("|")]
+        for l in text.splitlines()
+        if l.startswith("| 4k-") or l.startswith("| 64k-")
+    ]
 
 
 def test_table_rows_compare_with_the_best_lio_backstore():
@@ -80,8 +126,10 @@ def test_tables_are_per_store_and_fabric():
 
 def test_targets_are_counted():
     text = render(DATA, THIN, CAW)
-    assert ("Of the 2 points above: IOPS at least LIO's best at 1; p99 no higher at 2; "
-            "on the file store, CPU/IO at least 15 % below LIO's best at 1 of 1.") in text
+    assert (
+        "Of the 2 points above: IOPS at least LIO's best at 1; p99 no higher at 2; "
+        "on the file store, CPU/IO at least 15 % below LIO's best at 1 of 1."
+    ) in text
 
 
 def test_a_figure_not_measured_is_na_and_meets_no_target():
@@ -105,13 +153,17 @@ def test_sections_not_rendered_are_kept_from_the_page():
 
 
 def test_the_prose_around_the_blocks_is_kept_as_written():
-    page = ("# Benchmarks\n\nHow it is measured.\n\n" + report.marked("data", "old\n")
-            + "\nWhere the time goes.\n\n" + report.marked("thin", "old\n") + "\nEnd.\n")
+    page = (
+        "# Benchmarks\n\nHow it is measured.\n\n"
+        + report.marked("data", "old\n")
+        + "\nWhere the time goes.\n\n"
+        + report.marked("thin", "old\n")
+        + "\nEnd.\n"
+    )
     text = report.render(page, DATA)
     assert text.startswith("# Benchmarks\n\nHow it is measured.\n\n<!-- section:data -->")
     assert "old\n<!-- /section:data" not in text
-    assert text.endswith("\nWhere the time goes.\n\n" + report.marked("thin", "old\n")
-                         + "\nEnd.\n")
+    assert text.endswith("\nWhere the time goes.\n\n" + report.marked("thin", "old\n") + "\nEnd.\n")
 
 
 def test_a_page_without_the_sections_block_is_refused():
@@ -127,22 +179,58 @@ def test_thin_table_reports_time_ratio_and_allocation():
 
 
 def copy(seconds, allocated, shared):
-    return {"seconds": seconds, "sync_seconds": 0.01, "allocated": allocated,
-            "mapped": allocated, "shared": shared, "fs_used": allocated - shared}
+    return {
+        "seconds": seconds,
+        "sync_seconds": 0.01,
+        "allocated": allocated,
+        "mapped": allocated,
+        "shared": shared,
+        "fs_used": allocated - shared,
+    }
 
 
 GiB = 1 << 30
-CLONE = {"meta": {"budget_s": 600, "host_bs": 4 << 20,
-                  "skipped": [{"fs": "ext4", "size": 4 * GiB,
-                               "reason": "estimated 700 s, 90 s of the 600 s budget left"}]},
-         "results": [
-             {"fs": "xfs", "size": GiB, "copy": "across", "method": "xcopy",
-              "cmd_bytes": 4 << 20, "ours": copy(0.25, GiB, GiB), "lio": copy(20.0, GiB, 0)},
-             {"fs": "xfs", "size": GiB, "copy": "across", "method": "xcopy",
-              "cmd_bytes": 16 << 20, "ours": copy(0.5, GiB, GiB),
-              "lio": {"error": "expected GOOD, got status=0x02"}},
-             {"fs": "xfs", "size": GiB, "copy": "across", "method": "host",
-              "cmd_bytes": 4 << 20, "ours": copy(10.0, GiB, 0)}]}
+CLONE = {
+    "meta": {
+        "budget_s": 600,
+        "host_bs": 4 << 20,
+        "skipped": [
+            {
+                "fs": "ext4",
+                "size": 4 * GiB,
+                "reason": "estimated 700 s, 90 s of the 600 s budget left",
+            }
+        ],
+    },
+    "results": [
+        {
+            "fs": "xfs",
+            "size": GiB,
+            "copy": "across",
+            "method": "xcopy",
+            "cmd_bytes": 4 << 20,
+            "ours": copy(0.25, GiB, GiB),
+            "lio": copy(20.0, GiB, 0),
+        },
+        {
+            "fs": "xfs",
+            "size": GiB,
+            "copy": "across",
+            "method": "xcopy",
+            "cmd_bytes": 16 << 20,
+            "ours": copy(0.5, GiB, GiB),
+            "lio": {"error": "expected GOOD, got status=0x02"},
+        },
+        {
+            "fs": "xfs",
+            "size": GiB,
+            "copy": "across",
+            "method": "host",
+            "cmd_bytes": 4 << 20,
+            "ours": copy(10.0, GiB, 0),
+        },
+    ],
+}
 
 
 def clone_row(text, start):
@@ -153,8 +241,20 @@ def clone_row(text, start):
 def test_clone_table_reports_ratios_host_and_sharing():
     text = render(DATA, THIN, CAW, CLONE)
     assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB |") == [
-        "xfs", "1 GiB", "across", "4 MiB", "0.25", "20.00", "80.00", "10.00", "40.00",
-        "0 MiB", "1024 MiB", "1024 MiB", "0 MiB"]
+        "xfs",
+        "1 GiB",
+        "across",
+        "4 MiB",
+        "0.25",
+        "20.00",
+        "80.00",
+        "10.00",
+        "40.00",
+        "0 MiB",
+        "1024 MiB",
+        "1024 MiB",
+        "0 MiB",
+    ]
 
 
 def test_clone_failed_copy_is_never_a_time():
@@ -172,9 +272,12 @@ def test_clone_skipped_points_say_why():
 
 
 def test_clone_runs_of_two_boots_keep_their_rows_and_dates():
-    ext4 = {"meta": {"date": "2026-11-24 15:00 UTC", "budget_s": 900, "skipped": []},
-            "results": [dict(CLONE["results"][0], fs="ext4",
-                             ours=copy(4.0, GiB, 0), lio=copy(6.0, GiB, 0))]}
+    ext4 = {
+        "meta": {"date": "2026-11-24 15:00 UTC", "budget_s": 900, "skipped": []},
+        "results": [
+            dict(CLONE["results"][0], fs="ext4", ours=copy(4.0, GiB, 0), lio=copy(6.0, GiB, 0))
+        ],
+    }
     xfs = dict(CLONE, meta=dict(CLONE["meta"], date="2026-11-24 14:00 UTC"))
     text = render(clone=report.merge_clone([xfs, ext4]))
     assert "2026-11-24 14:00 UTC (ext4, xfs); 2026-11-24 15:00 UTC (ext4)" in text
@@ -195,22 +298,31 @@ def counted(result, **per_side):
 
 
 def events_rows(text):
-    part = text[text.index("### Context switches per I/O"):]
-    return [[c.strip() for c in l.strip("|").split("|")]
-            for l in part.splitlines() if l.startswith("| 4k-")]
+    part = text[text.index("### Context switches per I/O") :]
+    return [
+        [c.strip() for c in l.strip("|").split("|")]
+        for l in part.splitlines()
+        if l.startswith("| 4k-")
+    ]
 
 
 def test_context_switches_per_io_are_tabled_per_side():
-    results = [counted(DATA["results"][0], ours=1.0, lio=3.0, **{"lio-aio": None}),
-               counted(DATA["results"][1], ours=0.5, lio=2.0)]
+    results = [
+        counted(DATA["results"][0], ours=1.0, lio=3.0, **{"lio-aio": None}),
+        counted(DATA["results"][1], ours=0.5, lio=2.0),
+    ]
     text = render(dict(DATA, results=results))
     assert "#### file store (XFS on a RAM disk) over tcm_loop" in text
     assert "#### block store (RAM disk) over iSCSI" in text
     heads = [l for l in text.splitlines() if l.startswith("| workload | vaai (ours)")]
-    assert heads == ["| workload | vaai (ours) | target_core_file | target_core_file async_io |",
-                     "| workload | vaai (ours) | target_core_iblock |"]
-    assert events_rows(text) == [["4k-randread-qd32", "1.00", "3.00", "n/a"],
-                                 ["4k-randread-qd32", "0.50", "2.00"]]
+    assert heads == [
+        "| workload | vaai (ours) | target_core_file | target_core_file async_io |",
+        "| workload | vaai (ours) | target_core_iblock |",
+    ]
+    assert events_rows(text) == [
+        ["4k-randread-qd32", "1.00", "3.00", "n/a"],
+        ["4k-randread-qd32", "0.50", "2.00"],
+    ]
 
 
 def test_results_without_the_counts_have_no_events_table():
@@ -225,31 +337,35 @@ def test_the_clocksource_of_the_run_is_named():
 
 def test_the_clock_check_of_the_run_is_reported():
     check = {"moves": 1200, "back_ns": 0, "skew_bound_ns": 31000}
-    text = render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc",
-                                              clock_check=check)))
-    assert ("clocksource was `tsc` (a process moved 1200 times between two CPUs: "
-            "their monotonic clocks agree within 31 µs and never went back)") in text
-    text = render(dict(DATA, meta=dict(DATA["meta"], clock_check=dict(
-        check, back_ns=350))))
+    text = render(dict(DATA, meta=dict(DATA["meta"], clocksource="tsc", clock_check=check)))
+    assert (
+        "clocksource was `tsc` (a process moved 1200 times between two CPUs: "
+        "their monotonic clocks agree within 31 µs and never went back)"
+    ) in text
+    text = render(dict(DATA, meta=dict(DATA["meta"], clock_check=dict(check, back_ns=350))))
     assert "and went back by up to 350 ns)" in text
 
 
 def data_run(fabric, date, **meta):
-    return {"meta": dict(DATA["meta"], fabrics=[fabric], date=date, **meta),
-            "results": [dict(r, fabric=fabric) for r in DATA["results"][:1]]}
+    return {
+        "meta": dict(DATA["meta"], fabrics=[fabric], date=date, **meta),
+        "results": [dict(r, fabric=fabric) for r in DATA["results"][:1]],
+    }
 
 
 def test_data_runs_of_two_boots_make_one_section_with_both_dates():
-    merged = report.merge_data([data_run("loop", "2026-11-25 05:52 UTC"),
-                                data_run("iscsi", "2026-11-25 06:47 UTC")])
+    merged = report.merge_data(
+        [data_run("loop", "2026-11-25 05:52 UTC"), data_run("iscsi", "2026-11-25 06:47 UTC")]
+    )
     text = render(merged)
-    assert ("measured 2026-11-25 05:52 UTC (tcm_loop); 2026-11-25 06:47 UTC (iSCSI)"
-            in text)
+    assert "measured 2026-11-25 05:52 UTC (tcm_loop); 2026-11-25 06:47 UTC (iSCSI)" in text
     assert "### file store (XFS on a RAM disk) over tcm_loop" in text
     assert "### file store (XFS on a RAM disk) over iSCSI" in text
     # the plots, of tcm_loop only, name that boot alone
-    assert merged["meta"]["dates"] == {"loop": "2026-11-25 05:52 UTC",
-                                       "iscsi": "2026-11-25 06:47 UTC"}
+    assert merged["meta"]["dates"] == {
+        "loop": "2026-11-25 05:52 UTC",
+        "iscsi": "2026-11-25 06:47 UTC",
+    }
 
 
 def test_data_runs_that_differ_in_method_or_overlap_are_refused():
@@ -270,10 +386,9 @@ def test_data_runs_of_other_stores_over_one_fabric_merge():
 def test_merged_clock_checks_keep_the_worst():
     one = {"moves": 10, "back_ns": 0, "skew_bound_ns": 20000}
     two = {"moves": 5, "back_ns": 300, "skew_bound_ns": 9000}
-    merged = report.merge_data([data_run("loop", "a", clock_check=one),
-                                data_run("iscsi", "b", clock_check=two)])
-    assert merged["meta"]["clock_check"] == {"moves": 15, "back_ns": 300,
-                                             "skew_bound_ns": 20000}
-    merged = report.merge_data([data_run("loop", "a", clock_check=one),
-                                data_run("iscsi", "b")])
+    merged = report.merge_data(
+        [data_run("loop", "a", clock_check=one), data_run("iscsi", "b", clock_check=two)]
+    )
+    assert merged["meta"]["clock_check"] == {"moves": 15, "back_ns": 300, "skew_bound_ns": 20000}
+    merged = report.merge_data([data_run("loop", "a", clock_check=one), data_run("iscsi", "b")])
     assert merged["meta"]["clock_check"] is None

@@ -1,5 +1,6 @@
 """bench/guest_bench.py runs each store's usual sides, or those --side
 names, and sizes the file system for the LUN files it needs."""
+
 import os
 import sys
 
@@ -9,8 +10,10 @@ import guest_bench  # noqa: E402
 
 
 def test_without_side_every_store_runs_its_usual_sides():
-    assert guest_bench.pick_sides(None) == {"file": ("ours", "lio", "lio-aio"),
-                                            "bdev": ("ours", "lio")}
+    assert guest_bench.pick_sides(None) == {
+        "file": ("ours", "lio", "lio-aio"),
+        "bdev": ("ours", "lio"),
+    }
 
 
 def test_side_picks_per_store_in_the_order_given():

@@ -1,5 +1,6 @@
 """Host-side tests of vaaictl's command line: parsing, refusals (one line,
 non-zero exit) and the commands' output, with the configfs work faked."""
+
 import os
 import sys
 
@@ -16,26 +17,29 @@ from vaai.params import chap_pair, initiator_name  # noqa: E402
 def run(capsys, *argv):
     try:
         rc = cli.main(list(argv))
-    except SystemExit as e:     # argparse's refusals
+    except SystemExit as e:  # argparse's refusals
         rc = e.code
     out, err = capsys.readouterr()
     return rc, out, err
 
 
-@pytest.mark.parametrize("argv, words", [
-    (("create", "ds1", "/srv/x.img", "--size", "10GG"), "not a number of bytes"),
-    (("create", "ds1", "/srv/x.img", "--profile", "vmware"), "invalid choice: 'vmware'"),
-    (("create", "ds1", "/srv/x.img", "--block-size", "1024"), "invalid choice: 1024"),
-    (("export", "ds1", "iscsi", "--initiator", "esx01"), "is not an iSCSI name"),
-    (("export", "ds1", "iscsi", "--chap", "esx"), "give them as USER:SECRET"),
-    (("export", "ds1", "iscsi", "--chap", "esx:short"), "use at least 12"),
-    (("export", "ds1", "fc", "--wwpn", "20:00:00:25"), "is not a Fibre Channel WWPN"),
-    (("export", "ds1", "nvme"), "invalid choice: 'nvme'"),
-    (("stats", "--json", "--prometheus"), "not allowed with argument"),
-    (("stats", "--interval", "-1"), "'-1' is not a number of seconds above 0"),
-    (("stats", "--interval", "soon"), "'soon' is not a number of seconds above 0"),
-    (("frobnicate",), "invalid choice: 'frobnicate'"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (("create", "ds1", "/srv/x.img", "--size", "10GG"), "not a number of bytes"),
+        (("create", "ds1", "/srv/x.img", "--profile", "vmware"), "invalid choice: 'vmware'"),
+        (("create", "ds1", "/srv/x.img", "--block-size", "1024"), "invalid choice: 1024"),
+        (("export", "ds1", "iscsi", "--initiator", "esx01"), "is not an iSCSI name"),
+        (("export", "ds1", "iscsi", "--chap", "esx"), "give them as USER:SECRET"),
+        (("export", "ds1", "iscsi", "--chap", "esx:short"), "use at least 12"),
+        (("export", "ds1", "fc", "--wwpn", "20:00:00:25"), "is not a Fibre Channel WWPN"),
+        (("export", "ds1", "nvme"), "invalid choice: 'nvme'"),
+        (("stats", "--json", "--prometheus"), "not allowed with argument"),
+        (("stats", "--interval", "-1"), "'-1' is not a number of seconds above 0"),
+        (("stats", "--interval", "soon"), "'soon' is not a number of seconds above 0"),
+        (("frobnicate",), "invalid choice: 'frobnicate'"),
+    ],
+)
 def test_bad_command_lines_exit_2_with_one_clear_line(capsys, argv, words):
     rc, out, err = run(capsys, *argv)
     assert rc == 2 and out == ""
@@ -46,11 +50,11 @@ def test_bad_command_lines_exit_2_with_one_clear_line(capsys, argv, words):
 def test_refusal_from_the_layer_below_is_one_line_and_exit_1(capsys, monkeypatch):
     def refuse(*a, **k):
         raise VaaiError("no vaai backstore 'ds9' (there are: ds1); see 'vaaictl list'")
+
     monkeypatch.setattr(backstore, "delete", refuse)
     rc, out, err = run(capsys, "delete", "ds9")
     assert rc == 1 and out == ""
-    assert err == "vaaictl: error: no vaai backstore 'ds9' (there are: ds1); " \
-                  "see 'vaaictl list'\n"
+    assert err == "vaaictl: error: no vaai backstore 'ds9' (there are: ds1); see 'vaaictl list'\n"
 
 
 def test_create_passes_the_parsed_options(capsys, monkeypatch):
@@ -62,32 +66,75 @@ def test_create_passes_the_parsed_options(capsys, monkeypatch):
     def create(name, path, **kw):
         got.update(kw, name=name, path=path)
         return FakeSO()
+
     monkeypatch.setattr(backstore, "create", create)
-    rc, out, err = run(capsys, "create", "ds1", "/srv/ds1.img", "--size", "1G",
-                       "--block-size", "4096", "--profile", "plain",
-                       "--io-mode", "direct")
+    rc, out, err = run(
+        capsys,
+        "create",
+        "ds1",
+        "/srv/ds1.img",
+        "--size",
+        "1G",
+        "--block-size",
+        "4096",
+        "--profile",
+        "plain",
+        "--io-mode",
+        "direct",
+    )
     assert rc == 0 and err == ""
-    assert got == dict(name="ds1", path="/srv/ds1.img", size=1 << 30, readonly=False,
-                       wwn=None, profile="plain", block_size=4096, io_mode="direct")
-    assert out == "created vaai/ds1 on /srv/ds1.img (1073741824 bytes, file store, " \
-                  "profile plain)\n"
+    assert got == dict(
+        name="ds1",
+        path="/srv/ds1.img",
+        size=1 << 30,
+        readonly=False,
+        wwn=None,
+        profile="plain",
+        block_size=4096,
+        io_mode="direct",
+    )
+    assert out == "created vaai/ds1 on /srv/ds1.img (1073741824 bytes, file store, profile plain)\n"
 
 
 def test_list_table(capsys, monkeypatch):
-    monkeypatch.setattr(backstore, "list_all", lambda: [dict(
-        name="ds1", store="file", size=2 << 40, block_size=512, readonly=False,
-        thin=True, write_cache=False, path="/srv/ds1.img",
-        exports=["iscsi/iqn.2026-11.org.vaai:t1/tpg1/lun0"])])
+    monkeypatch.setattr(
+        backstore,
+        "list_all",
+        lambda: [
+            dict(
+                name="ds1",
+                store="file",
+                size=2 << 40,
+                block_size=512,
+                readonly=False,
+                thin=True,
+                write_cache=False,
+                path="/srv/ds1.img",
+                exports=["iscsi/iqn.2026-11.org.vaai:t1/tpg1/lun0"],
+            )
+        ],
+    )
     rc, out, _ = run(capsys, "list")
     head, row = out.splitlines()
     assert head.split() == ["NAME", "STORE", "SIZE", "BS", "MODE", "PATH", "EXPORTS"]
-    assert row.split() == ["ds1", "file", "2T", "512", "rw,thin", "/srv/ds1.img",
-                           "iscsi/iqn.2026-11.org.vaai:t1/tpg1/lun0"]
+    assert row.split() == [
+        "ds1",
+        "file",
+        "2T",
+        "512",
+        "rw,thin",
+        "/srv/ds1.img",
+        "iscsi/iqn.2026-11.org.vaai:t1/tpg1/lun0",
+    ]
 
 
 def test_stats_interval_adds_rates(capsys, monkeypatch):
-    readings = iter([{"ds1": dict(zero=0, clone_read_bytes=0, **base())},
-                     {"ds1": dict(zero=4, clone_read_bytes=0, **base())}])
+    readings = iter(
+        [
+            {"ds1": dict(zero=0, clone_read_bytes=0, **base())},
+            {"ds1": dict(zero=4, clone_read_bytes=0, **base())},
+        ]
+    )
     monkeypatch.setattr(stats, "read", lambda names=None: next(readings))
     monkeypatch.setattr(cli.time, "sleep", lambda s: None)
     rc, out, _ = run(capsys, "stats", "--interval", "1")
@@ -116,10 +163,13 @@ def test_restore_says_when_there_is_nothing_to_do(capsys, monkeypatch):
     assert rc == 0 and out == "/tmp/x.json is restored already; nothing to do\n"
 
 
-@pytest.mark.parametrize("text, want", [
-    ("iqn.1998-01.com.vmware:ESX01-4c2f", "iqn.1998-01.com.vmware:esx01-4c2f"),
-    (" eui.0123456789abcdef ", "eui.0123456789abcdef"),
-])
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("iqn.1998-01.com.vmware:ESX01-4c2f", "iqn.1998-01.com.vmware:esx01-4c2f"),
+        (" eui.0123456789abcdef ", "eui.0123456789abcdef"),
+    ],
+)
 def test_initiator_names_are_normalised(text, want):
     assert initiator_name(text) == want
 
@@ -132,8 +182,9 @@ def test_chap_secret_may_contain_colons():
     assert chap_pair("esx01:abc:def:ghi:jkl") == ("esx01", "abc:def:ghi:jkl")
 
 
-@pytest.mark.parametrize("text, want", [
-    ("127.0.0.1:9737", ("127.0.0.1", 9737)), (":9100", ("0.0.0.0", 9100))])
+@pytest.mark.parametrize(
+    "text, want", [("127.0.0.1:9737", ("127.0.0.1", 9737)), (":9100", ("0.0.0.0", 9100))]
+)
 def test_listen_addresses(text, want):
     assert parse_listen(text) == want
 
@@ -147,6 +198,7 @@ def test_bad_listen_addresses(text):
 def test_console_scripts_name_functions_that_exist():
     import re
     import importlib
+
     here = os.path.dirname(__file__)
     with open(os.path.join(here, "..", "..", "python", "pyproject.toml")) as f:
         scripts = re.findall(r'^(\S+) = "([\w.]+):(\w+)"$', f.read(), re.M)
@@ -155,18 +207,25 @@ def test_console_scripts_name_functions_that_exist():
         assert callable(getattr(importlib.import_module(module), fn))
 
 
-@pytest.mark.parametrize("kw, words", [
-    (dict(name="bad/name"), "backstore name 'bad/name'"),
-    (dict(wwn="has space"), "unit serial 'has space'"),
-    (dict(wwn="x" * 254), "use up to 253 printable characters"),
-    (dict(path="/nonexistent-dir/x.img", size="1M"), "directory /nonexistent-dir does not exist"),
-    (dict(path="/nonexistent.img", size=None), "does not exist; give --size"),
-    (dict(size="12 parsecs"), "not a number of bytes"),
-    (dict(profile="vmware"), "unknown profile 'vmware'"),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        (dict(name="bad/name"), "backstore name 'bad/name'"),
+        (dict(wwn="has space"), "unit serial 'has space'"),
+        (dict(wwn="x" * 254), "use up to 253 printable characters"),
+        (
+            dict(path="/nonexistent-dir/x.img", size="1M"),
+            "directory /nonexistent-dir does not exist",
+        ),
+        (dict(path="/nonexistent.img", size=None), "does not exist; give --size"),
+        (dict(size="12 parsecs"), "not a number of bytes"),
+        (dict(profile="vmware"), "unknown profile 'vmware'"),
+    ],
+)
 def test_create_refuses_before_touching_the_kernel(monkeypatch, kw, words):
-    monkeypatch.setattr(backstore, "load_module",
-                        lambda: pytest.fail("got as far as loading the module"))
+    monkeypatch.setattr(
+        backstore, "load_module", lambda: pytest.fail("got as far as loading the module")
+    )
     args = dict(name="ds1", path="/srv/x.img", size="1M")
     args.update(kw)
     with pytest.raises(VaaiError, match=words.replace("(", r"\(")):

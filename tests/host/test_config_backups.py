@@ -1,5 +1,6 @@
 """vaaictl save keeps the default file's previous versions as targetcli
 does: gzipped in backup/ beside it, only when changed, the newest ten."""
+
 import datetime
 import gzip
 import os

@@ -1,5 +1,6 @@
 """Host-side tests of the restore merge: what of a saved configuration is
 missing from the running one, and what the two disagree on."""
+
 import copy
 import os
 import sys
@@ -21,18 +22,34 @@ def saved():
             {"plugin": "vaai", "name": "ds2", "path": "/srv/ds2.img", "size": 1 << 30},
         ],
         "fabric_modules": [],
-        "targets": [{
-            "wwn": IQN, "fabric": "iscsi",
-            "tpgs": [{
-                "tag": 1, "enable": True, "attributes": {"authentication": 0},
-                "luns": [{"index": 0, "storage_object": "/backstores/vaai/ds1"},
-                         {"index": 1, "storage_object": "/backstores/vaai/ds2"}],
-                "portals": [{"ip_address": "0.0.0.0", "port": 3260}],
-                "node_acls": [{"node_wwn": ESX, "chap_userid": "esx",
-                               "mapped_luns": [{"index": 0, "tpg_lun": 0},
-                                               {"index": 1, "tpg_lun": 1}]}],
-            }],
-        }],
+        "targets": [
+            {
+                "wwn": IQN,
+                "fabric": "iscsi",
+                "tpgs": [
+                    {
+                        "tag": 1,
+                        "enable": True,
+                        "attributes": {"authentication": 0},
+                        "luns": [
+                            {"index": 0, "storage_object": "/backstores/vaai/ds1"},
+                            {"index": 1, "storage_object": "/backstores/vaai/ds2"},
+                        ],
+                        "portals": [{"ip_address": "0.0.0.0", "port": 3260}],
+                        "node_acls": [
+                            {
+                                "node_wwn": ESX,
+                                "chap_userid": "esx",
+                                "mapped_luns": [
+                                    {"index": 0, "tpg_lun": 0},
+                                    {"index": 1, "tpg_lun": 1},
+                                ],
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
     }
 
 
@@ -61,8 +78,7 @@ def test_partial_target_yields_only_its_missing_pieces():
     assert [lun["index"] for lun in part["luns"]] == [1]
     assert part["portals"] == []
     # Only the mapping is added; the running ACL's CHAP settings stay.
-    assert part["node_acls"] == [{"node_wwn": ESX,
-                                  "mapped_luns": [{"index": 1, "tpg_lun": 1}]}]
+    assert part["node_acls"] == [{"node_wwn": ESX, "mapped_luns": [{"index": 1, "tpg_lun": 1}]}]
     assert "attributes" not in part and part["enable"] is False
 
 
@@ -99,14 +115,18 @@ def test_no_conflicts_for_the_same_configuration():
     assert config.conflicts(saved(), saved()) == []
 
 
-@pytest.mark.parametrize("mangle, words", [
-    (lambda c: c.update(targets={}), "'targets' is not a list"),
-    (lambda c: c["storage_objects"][0].pop("plugin"), "storage_objects[0] has no 'plugin'"),
-    (lambda c: c["targets"][0]["tpgs"][0]["luns"][1].pop("index"),
-     "luns[1] has no 'index'"),
-    (lambda c: c["targets"][0]["tpgs"][0]["node_acls"][0]["mapped_luns"].append(3),
-     "mapped_luns[2] is not a JSON object"),
-])
+@pytest.mark.parametrize(
+    "mangle, words",
+    [
+        (lambda c: c.update(targets={}), "'targets' is not a list"),
+        (lambda c: c["storage_objects"][0].pop("plugin"), "storage_objects[0] has no 'plugin'"),
+        (lambda c: c["targets"][0]["tpgs"][0]["luns"][1].pop("index"), "luns[1] has no 'index'"),
+        (
+            lambda c: c["targets"][0]["tpgs"][0]["node_acls"][0]["mapped_luns"].append(3),
+            "mapped_luns[2] is not a JSON object",
+        ),
+    ],
+)
 def test_shape_problem_names_the_first_bad_entry(mangle, words):
     c = saved()
     mangle(c)

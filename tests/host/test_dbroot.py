@@ -1,6 +1,7 @@
 """LIO's dbroot gets the pr/ and alua/ directories LIO writes persistent
 reservations and ALUA state into, wherever configfs says it is; without
 pr/, PERSISTENT RESERVE OUT is answered NOT READY."""
+
 import os
 import sys
 
@@ -12,14 +13,14 @@ from vaai import storage  # noqa: E402
 def test_pr_and_alua_are_made_where_the_dbroot_points(tmp_path, monkeypatch):
     root = tmp_path / "target"
     root.mkdir()
-    (root / "pr").mkdir(mode=0o755)             # one already there is kept
+    (root / "pr").mkdir(mode=0o755)  # one already there is kept
     dbroot = tmp_path / "dbroot"
     dbroot.write_text("%s\n" % root)
     monkeypatch.setattr(storage, "DBROOT", str(dbroot))
     storage.ensure_dbroot()
     assert (root / "pr").is_dir() and (root / "alua").is_dir()
     assert (root / "alua").stat().st_mode & 0o777 == 0o700
-    storage.ensure_dbroot()                      # a second time changes nothing
+    storage.ensure_dbroot()  # a second time changes nothing
 
 
 def test_no_configfs_makes_nothing(tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
 """Host-side tests of the attribute profiles applied on create."""
+
 import os
 import sys
 
@@ -22,8 +23,9 @@ def fake_sysfs(tmp_path, dev, rotational, partition=False):
     return str(tmp_path)
 
 
-@pytest.mark.parametrize("rotational, partition, want", [
-    (1, False, 0), (0, False, 1), (1, True, 0), (0, True, 1)])
+@pytest.mark.parametrize(
+    "rotational, partition, want", [(1, False, 0), (0, False, 1), (1, True, 0), (0, True, 1)]
+)
 def test_device_nonrot_reads_the_queue_of_the_disk(tmp_path, rotational, partition, want):
     sysfs = fake_sysfs(tmp_path, (8, 1), rotational, partition)
     assert device_nonrot(8, 1, sysfs) == want
@@ -72,11 +74,12 @@ def test_block_size_override_and_refusals():
 
 def test_iscsi_tpg_profiles():
     from vaai.profiles import iscsi_tpg
+
     params, attrs = iscsi_tpg("esxi")
     assert params["FirstBurstLength"] == "262144" and params["InitialR2T"] == "No"
     assert attrs == {"default_cmdsn_depth": "128"}
     assert iscsi_tpg("plain") == ({}, {})
-    params["InitialR2T"] = "Yes"                 # a copy: the table is unchanged
+    params["InitialR2T"] = "Yes"  # a copy: the table is unchanged
     assert iscsi_tpg("esxi")[0]["InitialR2T"] == "No"
     with pytest.raises(VaaiError):
         iscsi_tpg("vmware")

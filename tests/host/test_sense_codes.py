@@ -1,5 +1,6 @@
 """The one list of additional sense codes (target_core/parse/
 vaai_sense_codes.h) as the guest tests read it (tests/guest/sense_codes.py)."""
+
 import os
 import sys
 
@@ -20,8 +21,9 @@ def test_every_entry_is_read_with_its_values():
 
 def test_each_name_and_each_code_once():
     with open(sense_codes.HEADER) as f:
-        names = [line.split("X(", 1)[1].split(",")[0]
-                 for line in f if line.lstrip().startswith("X(")]
+        names = [
+            line.split("X(", 1)[1].split(",")[0] for line in f if line.lstrip().startswith("X(")
+        ]
     assert len(names) == len(set(names)) == len(sense_codes.CODES)
     values = list(sense_codes.CODES.values())
     assert len(values) == len(set(values))

@@ -1,4 +1,5 @@
 """Host-side tests of the counter reader and its three renderings."""
+
 import json
 import re
 import os
@@ -46,36 +47,41 @@ def counters(**values):
 
 def test_rates_are_mb_per_second_between_readings():
     before = {"ds1": counters(clone_read_bytes=0, zero_bytes=1000000)}
-    after = {"ds1": counters(clone_read_bytes=20000000, zero_bytes=5000000),
-             "new": counters()}
+    after = {"ds1": counters(clone_read_bytes=20000000, zero_bytes=5000000), "new": counters()}
     r = stats.rates(before, after, 2.0)
     assert r["ds1"]["MBC_RD/s"] == 10.0
     assert r["ds1"]["MBZERO/s"] == 2.0
     assert r["ds1"]["MBDEL/s"] == 0.0
-    assert "new" not in r          # no earlier reading: no rate
+    assert "new" not in r  # no earlier reading: no rate
 
 
 def test_table_uses_esxtop_columns_and_aligns():
-    text = stats.table({"ds1": counters(ats=12345, ats_miscompare=2, in_flight=7),
-                        "a-much-longer-name": counters()})
+    text = stats.table(
+        {
+            "ds1": counters(ats=12345, ats_miscompare=2, in_flight=7),
+            "a-much-longer-name": counters(),
+        }
+    )
     lines = text.splitlines()
     head = lines[0].split()
     assert head[:5] == ["BACKSTORE", "ACTV", "ATS", "ATSF", "ATS_ERR"]
-    assert "rw_deferred" not in text        # not an esxtop column
+    assert "rw_deferred" not in text  # not an esxtop column
     for col in ("ZERO", "ZERO_F", "CLONE_RD", "CLONE_WR", "CLONE_F", "UNMAP", "UNMAP_F"):
         assert col in head
     assert "MBC_RD/s" not in head
-    for line in lines:      # numbers right-aligned under their headings
-        assert [m.end() for m in re.finditer(r"\S+", line)][1:] == \
-            [m.end() for m in re.finditer(r"\S+", lines[0])][1:]
-    row = dict(zip(head, lines[2].split()))     # rows sorted by name
+    for line in lines:  # numbers right-aligned under their headings
+        assert [m.end() for m in re.finditer(r"\S+", line)][1:] == [
+            m.end() for m in re.finditer(r"\S+", lines[0])
+        ][1:]
+    row = dict(zip(head, lines[2].split()))  # rows sorted by name
     assert row["BACKSTORE"] == "ds1" and row["ATS"] == "12345" and row["ATSF"] == "2"
     assert row["ACTV"] == "7"
 
 
 def test_table_with_rates_shows_dashes_for_new_luns():
-    text = stats.table({"ds1": counters(), "ds2": counters()},
-                       {"ds1": {col: 1.5 for col, _ in stats.RATES}})
+    text = stats.table(
+        {"ds1": counters(), "ds2": counters()}, {"ds1": {col: 1.5 for col, _ in stats.RATES}}
+    )
     head, r1, r2 = [line.split() for line in text.splitlines()]
     assert head[-4:] == ["MBZERO/s", "MBC_RD/s", "MBC_WR/s", "MBDEL/s"]
     assert r1[-4:] == ["1.5"] * 4
@@ -83,8 +89,7 @@ def test_table_with_rates_shows_dashes_for_new_luns():
 
 
 def test_json_carries_every_counter_and_rates():
-    doc = json.loads(stats.as_json({"ds1": counters(unmap=3)},
-                                   {"ds1": {"MBDEL/s": 4.0}}))
+    doc = json.loads(stats.as_json({"ds1": counters(unmap=3)}, {"ds1": {"MBDEL/s": 4.0}}))
     assert doc["ds1"]["unmap"] == 3
     assert doc["ds1"]["mb_per_s"] == {"MBDEL/s": 4.0}
     assert set(k for k, _ in stats.COUNTERS) <= set(doc["ds1"])
@@ -111,10 +116,14 @@ def parse_prometheus(text):
 
 
 def test_prometheus_exposition_has_one_family_per_counter():
-    text = stats.prometheus({"ds1": counters(ats=5, clone_write_bytes=1 << 30,
-                                             zero_bytes=4096, in_flight=3,
-                                             rw_deferred=9),
-                             'odd"name': counters()})
+    text = stats.prometheus(
+        {
+            "ds1": counters(
+                ats=5, clone_write_bytes=1 << 30, zero_bytes=4096, in_flight=3, rw_deferred=9
+            ),
+            'odd"name': counters(),
+        }
+    )
     got = parse_prometheus(text)
     assert got[("vaai_ats_total", "ds1")] == 5
     assert got[("vaai_clone_write_bytes_total", "ds1")] == 1 << 30

@@ -1,5 +1,6 @@
 """One release number: the module's (VAAI_VERSION, which modinfo shows),
 the Debian package's and the Python package's."""
+
 import os
 import re
 
@@ -12,15 +13,13 @@ def read(*path):
 
 
 def module_version():
-    return re.search(r'#define VAAI_VERSION\s+"([^"]+)"',
-                     read("target_core", "vaai.h")).group(1)
+    return re.search(r'#define VAAI_VERSION\s+"([^"]+)"', read("target_core", "vaai.h")).group(1)
 
 
 def test_the_module_the_packages_and_the_python_package_agree():
     module = module_version()
     debian = re.match(r"vaai \(([^)]+)\)", read("debian", "changelog")).group(1)
-    python = re.search(r'^version = "([^"]+)"', read("python", "pyproject.toml"),
-                       re.M).group(1)
+    python = re.search(r'^version = "([^"]+)"', read("python", "pyproject.toml"), re.M).group(1)
     assert (debian, python) == (module, module)
 
 

@@ -1,4 +1,5 @@
 """Host-side tests of the VM runner's console handling."""
+
 import importlib.util
 import os
 import shlex
@@ -6,42 +7,49 @@ import shlex
 import pytest
 
 _spec = importlib.util.spec_from_file_location(
-    "vm_run", os.path.join(os.path.dirname(__file__), "..", "vm", "run.py"))
+    "vm_run", os.path.join(os.path.dirname(__file__), "..", "vm", "run.py")
+)
 run = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(run)
 
 
-@pytest.mark.parametrize("line", [
-    "[   21.812959] BUG: kernel NULL pointer dereference, address: 0000000000000028\n",
-    "[   21.814012] Oops: 0000 [#1] PREEMPT SMP NOPTI\n",
-    "[    3.1] WARNING: CPU: 1 PID: 7 at drivers/target/x.c:10 f+0x1/0x2\n",
-    "[  130.0] INFO: task python3:272 blocked for more than 120 seconds.\n",
-    "[   99.0] ==================================================================\n"
-    "BUG: KASAN: slab-out-of-bounds in vaai_x+0x1\n",
-    "[    7.2] UBSAN: shift-out-of-bounds in target_core/vaai_cdb.c:120:9\n",
-    "[   40.0] WARNING: possible circular locking dependency detected\n",
-    "[   40.0] WARNING: possible recursive locking detected\n",
-    "[   40.0] WARNING: inconsistent lock state\n",
-    "[   40.0] WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected\n",
-    "[   40.0] WARNING: kworker/0:1/55 still has locks held!\n",
-    "[   40.0] WARNING: suspicious RCU usage\n",
-    "[   40.0] BUG: sleeping function called from invalid context at mm/slab.h:1\n",
-    "[  300.0] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)\n",
-    "unreferenced object 0xffff888101c8e000 (size 64):\n",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[   21.812959] BUG: kernel NULL pointer dereference, address: 0000000000000028\n",
+        "[   21.814012] Oops: 0000 [#1] PREEMPT SMP NOPTI\n",
+        "[    3.1] WARNING: CPU: 1 PID: 7 at drivers/target/x.c:10 f+0x1/0x2\n",
+        "[  130.0] INFO: task python3:272 blocked for more than 120 seconds.\n",
+        "[   99.0] ==================================================================\n"
+        "BUG: KASAN: slab-out-of-bounds in vaai_x+0x1\n",
+        "[    7.2] UBSAN: shift-out-of-bounds in target_core/vaai_cdb.c:120:9\n",
+        "[   40.0] WARNING: possible circular locking dependency detected\n",
+        "[   40.0] WARNING: possible recursive locking detected\n",
+        "[   40.0] WARNING: inconsistent lock state\n",
+        "[   40.0] WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected\n",
+        "[   40.0] WARNING: kworker/0:1/55 still has locks held!\n",
+        "[   40.0] WARNING: suspicious RCU usage\n",
+        "[   40.0] BUG: sleeping function called from invalid context at mm/slab.h:1\n",
+        "[  300.0] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)\n",
+        "unreferenced object 0xffff888101c8e000 (size 64):\n",
+    ],
+)
 def test_kernel_trouble_is_recognised(line):
     assert run.KERNEL_TROUBLE.search(line)
 
 
-@pytest.mark.parametrize("line", [
-    "[   20.4] target_core_vaai: control: unknown key 'foo'\n",
-    "tests/guest/test_x.py ....\n",
-    "[    1.0] loop0: detected capacity change from 0 to 16384\n",
-    "[    0.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar\n",
-    "[    0.3] kmemleak: Kernel memory leak detector initialized (mem pool available: 14000)\n",
-    "[    0.0] KernelAddressSanitizer initialized (generic)\n",
-    "guest-init: kmemleak: 0 suspected leaks\n",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[   20.4] target_core_vaai: control: unknown key 'foo'\n",
+        "tests/guest/test_x.py ....\n",
+        "[    1.0] loop0: detected capacity change from 0 to 16384\n",
+        "[    0.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar\n",
+        "[    0.3] kmemleak: Kernel memory leak detector initialized (mem pool available: 14000)\n",
+        "[    0.0] KernelAddressSanitizer initialized (generic)\n",
+        "guest-init: kmemleak: 0 suspected leaks\n",
+    ],
+)
 def test_ordinary_lines_are_not_trouble(line):
     assert not run.KERNEL_TROUBLE.search(line)
 
@@ -56,18 +64,26 @@ def test_kernel_messages_are_kept_out_of_the_echo():
 
 def test_watch_reports_the_test_and_the_lines_around_the_first_trouble():
     watch = run.ConsoleWatch()
-    lines = ["[ 1.0] vaai-test: tests/guest/test_a.py::test_one[file]\n"] + \
-        ["[ 1.%d] sd 2:0:1:0: [sda] line %d\n" % (i, i) for i in range(10)] + \
-        ["[ 2.0] workqueue: WQ_MEM_RECLAIM a:f is flushing !WQ_MEM_RECLAIM b:g\n",
-         "[ 2.0] WARNING: CPU: 0 PID: 165 at kernel/workqueue.c:2635 x+0xb4/0x100\n"] + \
-        ["[ 2.1] frame %d\n" % i for i in range(100)] + \
-        ["[ 3.0] vaai-test: tests/guest/test_b.py::test_two\n",
-         "[ 3.1] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n"]
+    lines = (
+        ["[ 1.0] vaai-test: tests/guest/test_a.py::test_one[file]\n"]
+        + ["[ 1.%d] sd 2:0:1:0: [sda] line %d\n" % (i, i) for i in range(10)]
+        + [
+            "[ 2.0] workqueue: WQ_MEM_RECLAIM a:f is flushing !WQ_MEM_RECLAIM b:g\n",
+            "[ 2.0] WARNING: CPU: 0 PID: 165 at kernel/workqueue.c:2635 x+0xb4/0x100\n",
+        ]
+        + ["[ 2.1] frame %d\n" % i for i in range(100)]
+        + [
+            "[ 3.0] vaai-test: tests/guest/test_b.py::test_two\n",
+            "[ 3.1] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n",
+        ]
+    )
     for line in lines:
         watch.feed(line)
     report = watch.report()
-    assert report[:2] == ["  [ 2.0] WARNING: CPU: 0 PID: 165 at kernel/workqueue.c:2635 "
-                          "x+0xb4/0x100", "  [ 3.1] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2"]
+    assert report[:2] == [
+        "  [ 2.0] WARNING: CPU: 0 PID: 165 at kernel/workqueue.c:2635 x+0xb4/0x100",
+        "  [ 3.1] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2",
+    ]
     assert "run.py: the first came during tests/guest/test_a.py::test_one[file]" in report
     context = [line[4:] for line in report if line.startswith("  | ")]
     assert len(context) == run.CONTEXT_BEFORE + run.CONTEXT_AFTER
@@ -133,8 +149,10 @@ def test_the_guest_command_reaches_the_guest_shell_word_for_word(tmp_path):
     args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--"] + cmd)
     guest = run.vng_argv(args, "/r/rc")[-1]
     words = shlex.split(guest)
-    assert words[words.index("tests/vm/guest-init.sh"):] == \
-        ["tests/vm/guest-init.sh", run.REPO, "/r/rc"] + cmd
+    assert (
+        words[words.index("tests/vm/guest-init.sh") :]
+        == ["tests/vm/guest-init.sh", run.REPO, "/r/rc"] + cmd
+    )
 
 
 def test_the_stock_kernel_boots_as_before(monkeypatch):
@@ -147,8 +165,9 @@ def test_the_stock_kernel_boots_as_before(monkeypatch):
 
 def test_an_unpacked_kernel_boots_from_its_module_tree(monkeypatch):
     """unstable's kernel is unpacked into /lib/modules/KVER, not installed."""
-    monkeypatch.setattr(run.os.path, "exists",
-                        lambda path: path == "/lib/modules/7.2.13+deb14-amd64/vmlinuz")
+    monkeypatch.setattr(
+        run.os.path, "exists", lambda path: path == "/lib/modules/7.2.13+deb14-amd64/vmlinuz"
+    )
     args = run.parse_args(["--kver", "7.2.13+deb14-amd64", "--log", "l", "--", "true"])
     argv = run.vng_argv(args, "rc")
     assert argv[argv.index("--run") + 1] == "/lib/modules/7.2.13+deb14-amd64/vmlinuz"
@@ -156,8 +175,9 @@ def test_an_unpacked_kernel_boots_from_its_module_tree(monkeypatch):
 
 def test_another_root_reaches_vng(monkeypatch):
     monkeypatch.setattr(run.os.path, "exists", lambda path: True)
-    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--root", "/r/root",
-                           "--log", "l", "--", "true"])
+    args = run.parse_args(
+        ["--kver", "6.1.0-9-amd64", "--root", "/r/root", "--log", "l", "--", "true"]
+    )
     argv = run.vng_argv(args, "rc")
     assert argv[argv.index("--root") + 1] == "/r/root"
     assert argv[argv.index("--cwd") + 1] == "/r/root" + run.REPO
@@ -179,11 +199,24 @@ def kernel_args(argv):
 
 def test_extra_kernel_arguments_follow_the_usual_ones(monkeypatch):
     monkeypatch.setattr(run.os.path, "exists", lambda path: True)
-    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l",
-                           "--append", "clocksource=tsc", "--append", "tsc=reliable",
-                           "--", "true"])
-    assert kernel_args(run.vng_argv(args, "rc")) == \
-        run.GUEST_CMDLINE + ["clocksource=tsc", "tsc=reliable"]
+    args = run.parse_args(
+        [
+            "--kver",
+            "6.1.0-9-amd64",
+            "--log",
+            "l",
+            "--append",
+            "clocksource=tsc",
+            "--append",
+            "tsc=reliable",
+            "--",
+            "true",
+        ]
+    )
+    assert kernel_args(run.vng_argv(args, "rc")) == run.GUEST_CMDLINE + [
+        "clocksource=tsc",
+        "tsc=reliable",
+    ]
     args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
     assert kernel_args(run.vng_argv(args, "rc")) == run.GUEST_CMDLINE
 
@@ -234,17 +267,25 @@ def test_a_guest_dead_twice_before_user_space_fails(monkeypatch, tmp_path):
     assert len(made) == 2
 
 
-@pytest.mark.parametrize("rc,lines", [
-    (None, UP + ["[   40.0] Kernel panic - not syncing: Fatal exception\n"]),
-    (None, ["[   40.0] vaai-test: tests/guest/test_a.py::test_b\n",
-            "[   40.1] Kernel panic - not syncing: Fatal exception\n"]),
-    (3, UP),
-    (0, UP + ["[   40.0] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n"]),
-    (None, EARLY_PANIC),                # trouble before user space is trouble
-    (None, ["qemu-system-x86_64: cannot set up guest memory\n"]),  # no kernel at all
-], ids=["panic", "panic-in-a-test", "failed", "warning", "early-panic", "no-kernel"])
-def test_only_a_quiet_death_before_user_space_is_booted_again(monkeypatch, tmp_path,
-                                                              rc, lines):
+@pytest.mark.parametrize(
+    "rc,lines",
+    [
+        (None, UP + ["[   40.0] Kernel panic - not syncing: Fatal exception\n"]),
+        (
+            None,
+            [
+                "[   40.0] vaai-test: tests/guest/test_a.py::test_b\n",
+                "[   40.1] Kernel panic - not syncing: Fatal exception\n",
+            ],
+        ),
+        (3, UP),
+        (0, UP + ["[   40.0] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n"]),
+        (None, EARLY_PANIC),  # trouble before user space is trouble
+        (None, ["qemu-system-x86_64: cannot set up guest memory\n"]),  # no kernel at all
+    ],
+    ids=["panic", "panic-in-a-test", "failed", "warning", "early-panic", "no-kernel"],
+)
+def test_only_a_quiet_death_before_user_space_is_booted_again(monkeypatch, tmp_path, rc, lines):
     made = scripted_boots(monkeypatch, tmp_path, [(rc, lines), (0, UP)])
     log = str(tmp_path / "console.log")
     assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) != 0

@@ -3,6 +3,7 @@ and vaai-tools go into a throwaway copy of a Debian 12 root
 (bookworm-root.sh) with apt, whose DKMS builds the module there at the
 host's speed; a guest then boots Debian 12's 6.1 on that root and serves a
 LUN with what was installed.  Needs root (chroot, mounts)."""
+
 import os
 import re
 import shutil
@@ -17,8 +18,9 @@ WORK = os.path.join(REPO, "build", "packages")
 def sh(*argv, **kw):
     p = subprocess.run(argv, capture_output=True, text=True, **kw)
     if p.returncode:
-        raise AssertionError("%s failed (%d):\n%s%s" % (" ".join(argv), p.returncode,
-                                                       p.stdout, p.stderr))
+        raise AssertionError(
+            "%s failed (%d):\n%s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr)
+        )
     return p.stdout
 
 
@@ -36,16 +38,27 @@ class Root:
         self.path = path
 
     def run(self, *argv, check=True):
-        script = ('for d in proc sys dev; do mount --rbind /$d "$1/$d"; done; '
-                  'root=$1; shift; exec chroot "$root" "$@"')
-        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C",
-               "DEBIAN_FRONTEND": "noninteractive"}
-        p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
-                            script, "root", self.path] + list(argv),
-                           capture_output=True, text=True, env=env)
+        script = (
+            'for d in proc sys dev; do mount --rbind /$d "$1/$d"; done; '
+            'root=$1; shift; exec chroot "$root" "$@"'
+        )
+        env = {
+            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+            "LC_ALL": "C",
+            "DEBIAN_FRONTEND": "noninteractive",
+        }
+        p = subprocess.run(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "root", self.path]
+            + list(argv),
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         if check and p.returncode:
-            raise AssertionError("in the root: %s failed (%d):\n%s%s"
-                                 % (" ".join(argv), p.returncode, p.stdout, p.stderr))
+            raise AssertionError(
+                "in the root: %s failed (%d):\n%s%s"
+                % (" ".join(argv), p.returncode, p.stdout, p.stderr)
+            )
         return p
 
     def apt(self, *args):
@@ -70,22 +83,20 @@ def debs():
     """vaai-dkms and vaai-tools, built by `make deb` (lintian included)."""
     out = sh(os.path.join(REPO, "scripts", "deb.sh"))
     paths = sorted(out.split())
-    assert [os.path.basename(p).split("_")[0] for p in paths] == \
-        ["vaai-dkms", "vaai-tools"], paths
+    assert [os.path.basename(p).split("_")[0] for p in paths] == ["vaai-dkms", "vaai-tools"], paths
     return paths
 
 
 @pytest.fixture(scope="session")
 def root(kernels, debs):
     """A fresh copy of the cached Debian 12 root, the packages copied in."""
-    cached = sh(os.path.join(REPO, "tests", "packages", "bookworm-root.sh"),
-                *kernels).strip()
+    cached = sh(os.path.join(REPO, "tests", "packages", "bookworm-root.sh"), *kernels).strip()
     path = os.path.join(WORK, "root")
     if os.path.exists(path):
         shutil.rmtree(path)
     os.makedirs(WORK, exist_ok=True)
     sh("cp", "-a", cached, path)
-    os.makedirs(path + REPO, exist_ok=True)     # where the guest mounts the tree
+    os.makedirs(path + REPO, exist_ok=True)  # where the guest mounts the tree
     for deb in debs:
         shutil.copy(deb, os.path.join(path, "tmp"))
     root = Root(path)

@@ -1,5 +1,6 @@
 """apt install, a guest serving a LUN with what was installed, a kernel
 upgrade, apt remove: in this order, on one root (conftest.py)."""
+
 import glob
 import os
 import subprocess
@@ -13,7 +14,7 @@ def dkms_module(root, kver):
     """Where DKMS installed the module for kver (compressed as the kernel's
     own modules are: 6.12's with xz), or None."""
     found = glob.glob(root.file("/lib/modules/%s/updates/dkms/%s*" % (kver, MODULE)))
-    return found[0][len(root.path):] if found else None
+    return found[0][len(root.path) :] if found else None
 
 
 def modinfo(root, kver, field):
@@ -41,22 +42,30 @@ def test_install_brings_the_tools_on_debians_python(installed):
     assert head.strip() == "#!/usr/bin/python3", head
     mod = root.run("python3", "-c", "import vaai, rtslib_fb; print(vaai.__file__)")
     assert mod.stdout.startswith("/usr/lib/python3/dist-packages/vaai/")
-    for path in ("/usr/bin/targetcli-vaai", "/usr/share/man/man8/vaaictl.8.gz",
-                 "/usr/share/man/man8/targetcli-vaai.8.gz",
-                 "/usr/share/bash-completion/completions/vaaictl"):
+    for path in (
+        "/usr/bin/targetcli-vaai",
+        "/usr/share/man/man8/vaaictl.8.gz",
+        "/usr/share/man/man8/targetcli-vaai.8.gz",
+        "/usr/share/bash-completion/completions/vaaictl",
+    ):
         assert root.exists(path), path
 
 
 def test_the_module_package_loads_it_and_hooks_rtslib(installed):
     root, _ = installed
-    owners = root.run("dpkg", "-S", "/usr/lib/modules-load.d/vaai.conf",
-                      "/usr/lib/python3/dist-packages/vaai-rtslib.pth",
-                      "/usr/lib/python3/dist-packages/vaai_rtslib_hook.py").stdout
+    owners = root.run(
+        "dpkg",
+        "-S",
+        "/usr/lib/modules-load.d/vaai.conf",
+        "/usr/lib/python3/dist-packages/vaai-rtslib.pth",
+        "/usr/lib/python3/dist-packages/vaai_rtslib_hook.py",
+    ).stdout
     assert [line.split(":")[0] for line in owners.splitlines()] == ["vaai-dkms"] * 3
     conf = open(root.file("/usr/lib/modules-load.d/vaai.conf")).read().split("\n")
     assert "target_core_vaai" in conf
-    got = root.run("python3", "-c", "from rtslib_fb import tcm; "
-                   "print(tcm.so_mapping['vaai'].__module__)").stdout
+    got = root.run(
+        "python3", "-c", "from rtslib_fb import tcm; print(tcm.so_mapping['vaai'].__module__)"
+    ).stdout
     assert got == "vaai.storage\n"
     # One boot path: Debian's own restore service, nothing of ours beside
     # it.  It keeps the default dependencies, so it starts after
@@ -71,17 +80,35 @@ def test_the_module_package_loads_it_and_hooks_rtslib(installed):
     for sub in ("pr", "alua"):
         assert os.path.isdir(root.file("/etc/rtslib-fb-target/" + sub)), sub
 
+
 def test_a_guest_on_the_root_serves_a_lun_with_the_dkms_module(installed, kernels):
     root, _ = installed
     log = os.path.join(WORK, "guest-console.log")
     env = dict(os.environ, VAAI_MODULE="installed")
-    p = subprocess.run([os.path.join(REPO, "tests", "vm", "run.py"), "--kver", kernels[0],
-                        "--root", root.path, "--timeout", "900", "--log", log, "--",
-                        "tests/packages/guest-serve.sh", version()],
-                       capture_output=True, text=True, env=env)
+    p = subprocess.run(
+        [
+            os.path.join(REPO, "tests", "vm", "run.py"),
+            "--kver",
+            kernels[0],
+            "--root",
+            root.path,
+            "--timeout",
+            "900",
+            "--log",
+            log,
+            "--",
+            "tests/packages/guest-serve.sh",
+            version(),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr
-    assert "guest-serve: module %s from /lib/modules/%s/updates/dkms/" \
-        % (version(), kernels[0]) in p.stdout
+    assert (
+        "guest-serve: module %s from /lib/modules/%s/updates/dkms/" % (version(), kernels[0])
+        in p.stdout
+    )
     assert "4 MiB read back, also after targetctl save, clear and restore" in p.stdout
 
 
@@ -90,8 +117,13 @@ def test_a_kernel_upgrade_builds_the_module_for_the_new_kernel(installed, kernel
     root, _ = installed
     new = kernels[1]
     assert not dkms_module(root, new)
-    out = root.apt("install", "--no-download", "--no-install-recommends",
-                   "linux-image-" + new, "linux-headers-" + new)
+    out = root.apt(
+        "install",
+        "--no-download",
+        "--no-install-recommends",
+        "linux-image-" + new,
+        "linux-headers-" + new,
+    )
     assert dkms_module(root, new), out
     assert modinfo(root, new, "vermagic").split()[0] == new
     assert modinfo(root, new, "version") == version()
@@ -99,8 +131,12 @@ def test_a_kernel_upgrade_builds_the_module_for_the_new_kernel(installed, kernel
 
 
 def leftovers(root):
-    return root.run("sh", "-c", "find / -xdev \\( -name '*vaai*' -o -name %s \\) "
-                    "-not -path '%s*' -not -path '/tmp/*'" % (MODULE, REPO)).stdout.split()
+    return root.run(
+        "sh",
+        "-c",
+        "find / -xdev \\( -name '*vaai*' -o -name %s \\) "
+        "-not -path '%s*' -not -path '/tmp/*'" % (MODULE, REPO),
+    ).stdout.split()
 
 
 # What dpkg keeps of a removed package until it is purged: its maintainer
@@ -116,13 +152,19 @@ def test_without_the_tools_the_hook_guards_what_rtslib_cannot_read(installed, de
     root.apt("remove", "vaai-tools")
     tools = [os.path.basename(d) for d in debs if "vaai-tools_" in d]
     request.addfinalizer(lambda: root.apt("install", "/tmp/" + tools[0]))
-    p = root.run("python3", "-c", "from rtslib_fb import tcm\n"
-                 "try:\n"
-                 "    tcm.StorageObject.so_from_path('/sys/kernel/config/target/core/vaai_1/ds1')\n"
-                 "except tcm.RTSLibError as e:\n"
-                 "    print(e)\n")
-    assert p.stdout == ("cannot read storage object vaai/ds1: the vaai Python package "
-                        "cannot be loaded (No module named 'vaai'); nothing was changed\n")
+    p = root.run(
+        "python3",
+        "-c",
+        "from rtslib_fb import tcm\n"
+        "try:\n"
+        "    tcm.StorageObject.so_from_path('/sys/kernel/config/target/core/vaai_1/ds1')\n"
+        "except tcm.RTSLibError as e:\n"
+        "    print(e)\n",
+    )
+    assert p.stdout == (
+        "cannot read storage object vaai/ds1: the vaai Python package "
+        "cannot be loaded (No module named 'vaai'); nothing was changed\n"
+    )
 
 
 def test_remove_leaves_only_the_admins_config_and_purge_nothing(installed, kernels):

@@ -11,6 +11,7 @@ started, showed no trouble, and died before user space (nothing of ours
 loaded yet) is booted once more; that first console is kept beside the log
 as LOG.first-boot.
 """
+
 import argparse
 import collections
 import fcntl
@@ -36,14 +37,16 @@ LOCKDEP_REPORT = (
     r"suspicious RCU usage|bad unlock balance|bad contention|"
     r"held lock freed|lock held when returning|Nested lock was not taken|"
     r"chain_key collision|\S+-safe -> \S+-unsafe lock order|"
-    r"\S+ still has locks held)")
+    r"\S+ still has locks held)"
+)
 # Kernel trouble that fails a run even when the guest command passed.
 # kmemleak's scan logs the count; guest-init.sh prints the report, one
 # "unreferenced object" per leak.
 KERNEL_TROUBLE = re.compile(
     r"BUG:|Oops|Kernel panic|WARNING: CPU:|general protection fault|"
     r"UBSAN:|KASAN:|INFO: task .* blocked|" + LOCKDEP_REPORT + "|"
-    r"kmemleak: .* new suspected memory leaks|unreferenced object 0x")
+    r"kmemleak: .* new suspected memory leaks|unreferenced object 0x"
+)
 # How much of the console to show around the first trouble: the lines
 # before it (the warning's message, the test that was running) and the
 # stack trace after it.
@@ -57,7 +60,7 @@ GUEST_UP = "guest-init: up"
 KERNEL_LINE = re.compile(r"\[\s*\d+\.\d+\] ")
 
 GUEST_CMDLINE = [
-    "oops=panic",               # an oops ends the run at once (vng adds panic=-1)
+    "oops=panic",  # an oops ends the run at once (vng adds panic=-1)
     "softlockup_panic=1",
     "hung_task_panic=1",
     "hung_task_timeout_secs=120",
@@ -71,7 +74,7 @@ def echo_part(line):
     m = KERNEL_LINE.search(line)
     if not m or KERNEL_TROUBLE.search(line):
         return line
-    return line[:m.start()].rstrip("[ ")
+    return line[: m.start()].rstrip("[ ")
 
 
 class ConsoleWatch:
@@ -81,8 +84,8 @@ class ConsoleWatch:
 
     def __init__(self):
         self.trouble = []
-        self.booted = False             # the guest kernel printed something
-        self.up = False                 # the guest reached user space
+        self.booted = False  # the guest kernel printed something
+        self.up = False  # the guest reached user space
         self.context = None
         self.test = None
         self._running = None
@@ -101,8 +104,7 @@ class ConsoleWatch:
             self.trouble.append(line)
             if self.context is None:
                 self.context, self.test = list(self._recent), self._running
-        if self.context is not None and \
-                len(self.context) < CONTEXT_BEFORE + CONTEXT_AFTER:
+        if self.context is not None and len(self.context) < CONTEXT_BEFORE + CONTEXT_AFTER:
             self.context.append(line)
         self._recent.append(line)
 
@@ -118,24 +120,35 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     kernel = p.add_mutually_exclusive_group(required=True)
     kernel.add_argument("--kver", help="guest kernel release (/boot/vmlinuz-KVER)")
-    kernel.add_argument("--kernel-dir",
-                        help="a built kernel tree: its bzImage, and its modules "
-                        "for modprobe in the guest")
+    kernel.add_argument(
+        "--kernel-dir",
+        help="a built kernel tree: its bzImage, and its modules for modprobe in the guest",
+    )
     p.add_argument("--mem", default="2G")
     p.add_argument("--cpus", default="2")
-    p.add_argument("--timeout", type=int, default=1500,
-                   help="seconds before the VM is killed (0: never)")
+    p.add_argument(
+        "--timeout", type=int, default=1500, help="seconds before the VM is killed (0: never)"
+    )
     p.add_argument("--log", required=True, help="console log path")
-    p.add_argument("--append", action="append", default=[], metavar="ARG",
-                   help="one more guest kernel argument, after the usual ones "
-                   "(e.g. clocksource=tsc); may be repeated")
-    p.add_argument("--root",
-                   help="boot on this directory as the root file system "
-                   "instead of the host's (the package tests' Debian 12 root)")
-    p.add_argument("--serve", action="store_true",
-                   help="forward the guest's iSCSI port to 127.0.0.1:3260")
-    p.add_argument("cmd", nargs=argparse.REMAINDER,
-                   help="-- guest command (relative to the repository)")
+    p.add_argument(
+        "--append",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="one more guest kernel argument, after the usual ones "
+        "(e.g. clocksource=tsc); may be repeated",
+    )
+    p.add_argument(
+        "--root",
+        help="boot on this directory as the root file system "
+        "instead of the host's (the package tests' Debian 12 root)",
+    )
+    p.add_argument(
+        "--serve", action="store_true", help="forward the guest's iSCSI port to 127.0.0.1:3260"
+    )
+    p.add_argument(
+        "cmd", nargs=argparse.REMAINDER, help="-- guest command (relative to the repository)"
+    )
     args = p.parse_args(argv)
     if args.cmd and args.cmd[0] == "--":
         args.cmd = args.cmd[1:]
@@ -158,19 +171,22 @@ def guest_kernel(args):
     if args.kver:
         # Installed from its package, or unpacked from it beside its modules
         # (tests/vm/newest-kernel.sh).
-        for kernel in ("/boot/vmlinuz-%s" % args.kver,
-                       "/lib/modules/%s/vmlinuz" % args.kver):
+        for kernel in ("/boot/vmlinuz-%s" % args.kver, "/lib/modules/%s/vmlinuz" % args.kver):
             if os.path.exists(kernel):
                 return kernel, {}
-        sys.exit("run.py: no /boot/vmlinuz-%s; install linux-image-%s "
-                 "(tests/vm/deps.sh does)" % (args.kver, args.kver))
+        sys.exit(
+            "run.py: no /boot/vmlinuz-%s; install linux-image-%s "
+            "(tests/vm/deps.sh does)" % (args.kver, args.kver)
+        )
     # vng boots a tree's bzImage and links the tree's modules (through its
     # .virtme_mods) under /lib/modules in the guest.
     kernel = os.path.abspath(args.kernel_dir)
     for need in ("arch/x86/boot/bzImage", "modules.order", ".config"):
         if not os.path.exists(os.path.join(kernel, need)):
-            sys.exit("run.py: %s has no %s; not a built kernel tree "
-                     "(tests/vm/debug-kernel.sh builds one)" % (kernel, need))
+            sys.exit(
+                "run.py: %s has no %s; not a built kernel tree "
+                "(tests/vm/debug-kernel.sh builds one)" % (kernel, need)
+            )
     # Tell guest-init.sh a kmemleak scan is due, so a missing one fails.
     if tree_config(kernel, "CONFIG_DEBUG_KMEMLEAK") == "y":
         return kernel, {"VAAI_KMEMLEAK": "1"}
@@ -180,26 +196,40 @@ def guest_kernel(args):
 def vng_argv(args, rc_file):
     kernel, kernel_env = guest_kernel(args)
     # VAAI_* settings reach the guest job; nothing else of the host's env.
-    env = dict((k, v) for k, v in os.environ.items()
-               if k.startswith("VAAI_") and k != "VAAI_VNG")
+    env = dict((k, v) for k, v in os.environ.items() if k.startswith("VAAI_") and k != "VAAI_VNG")
     env.update(kernel_env)
     env = ["%s=%s" % (k, shlex.quote(v)) for k, v in sorted(env.items())]
     # The guest runs this through its shell: each word quoted, so an
     # argument like `sh -c 'a; b'` or `-k 'x and y'` arrives whole.
-    guest = " ".join((["env"] + env if env else []) +
-                     [shlex.quote(w) for w in
-                      ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd])
+    guest = " ".join(
+        (["env"] + env if env else [])
+        + [shlex.quote(w) for w in ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd]
+    )
     # --force-9p: vng would try virtiofsd first, Debian 12 has none it can
     # drive, and it waits 3 s for it each boot before falling back to 9p.
-    argv = [VNG, "--run", kernel, "--disable-kvm", "--force-9p", "--verbose",
-            "-m", args.mem, "--cpus", args.cpus,
-            # With --root, virtme reads a bare path as one inside it.
-            "--rwdir", "%s=%s" % (REPO, REPO) if args.root else REPO,
-            "--overlay-rwdir", "/etc", "--overlay-rwdir", "/var/lib",
-            # virtme takes the working directory as a host path, inside
-            # --root when there is one; the guest mounts REPO at REPO.
-            "--cwd", os.path.join(os.path.abspath(args.root), REPO.lstrip("/"))
-            if args.root else REPO]
+    argv = [
+        VNG,
+        "--run",
+        kernel,
+        "--disable-kvm",
+        "--force-9p",
+        "--verbose",
+        "-m",
+        args.mem,
+        "--cpus",
+        args.cpus,
+        # With --root, virtme reads a bare path as one inside it.
+        "--rwdir",
+        "%s=%s" % (REPO, REPO) if args.root else REPO,
+        "--overlay-rwdir",
+        "/etc",
+        "--overlay-rwdir",
+        "/var/lib",
+        # virtme takes the working directory as a host path, inside
+        # --root when there is one; the guest mounts REPO at REPO.
+        "--cwd",
+        os.path.join(os.path.abspath(args.root), REPO.lstrip("/")) if args.root else REPO,
+    ]
     for opt in GUEST_CMDLINE + args.append:
         argv += ["--append", opt]
     if args.kernel_dir:
@@ -209,8 +239,10 @@ def vng_argv(args, rc_file):
     if args.root:
         argv += ["--root", os.path.abspath(args.root)]
     if args.serve:
-        argv += ["--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
-                 "-device virtio-net-pci,netdev=n9"]
+        argv += [
+            "--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
+            "-device virtio-net-pci,netdev=n9"
+        ]
     return argv + ["--", guest]
 
 
@@ -230,10 +262,16 @@ def boot(args, argv, rc_file):
     watch = ConsoleWatch()
     with open(args.log, "w") as log:
         log.write("# %s\n" % " ".join(argv))
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, text=True, errors="replace",
-                                env=vng_env())
+        proc = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            text=True,
+            errors="replace",
+            env=vng_env(),
+        )
 
         def on_alarm(signum, frame):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -252,8 +290,7 @@ def boot(args, argv, rc_file):
             proc.wait()
         except TimeoutError:
             proc.wait()
-            print("run.py: VM killed after %d s; console log: %s"
-                  % (args.timeout, args.log))
+            print("run.py: VM killed after %d s; console log: %s" % (args.timeout, args.log))
             return 124, watch
         except KeyboardInterrupt:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -272,8 +309,9 @@ def run(args):
     # Named after the console log, so two runs with their own logs do not
     # share it; in the repository, which the guest writes through.
     # guest-init.sh writes the guest's dmesg beside it.
-    rc_file = os.path.join(REPO, "build", "vm", os.path.splitext(
-        os.path.basename(args.log))[0] + ".rc")
+    rc_file = os.path.join(
+        REPO, "build", "vm", os.path.splitext(os.path.basename(args.log))[0] + ".rc"
+    )
     os.makedirs(os.path.dirname(rc_file), exist_ok=True)
 
     argv = vng_argv(args, rc_file)
@@ -289,12 +327,13 @@ def run(args):
     rc, watch = boot(args, argv, rc_file)
     if rc is None and watch.booted and not watch.up and not watch.trouble:
         os.replace(args.log, first)
-        print("run.py: the guest died before user space (console log: %s); "
-              "booting it once more" % first)
+        print(
+            "run.py: the guest died before user space (console log: %s); "
+            "booting it once more" % first
+        )
         rc, watch = boot(args, argv, rc_file)
     if rc is None:
-        print("run.py: the guest never reported back (panic or crash); "
-              "console log: %s" % args.log)
+        print("run.py: the guest never reported back (panic or crash); console log: %s" % args.log)
         if watch.trouble:
             print("\n".join(watch.report()))
         return 1
@@ -303,8 +342,7 @@ def run(args):
         print("\n".join(watch.report()))
         return rc or 1
     if rc:
-        print("run.py: guest command failed with %d; console log: %s"
-              % (rc, args.log))
+        print("run.py: guest command failed with %d; console log: %s" % (rc, args.log))
     return rc
 
 

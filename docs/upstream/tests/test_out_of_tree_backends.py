@@ -7,6 +7,7 @@ does (an item goes with its attributes and default groups, not while it
 still holds a link).  Run them with docs/upstream/run-tests.sh, which puts
 the patched tree first on PYTHONPATH.
 """
+
 import errno
 import json
 import os
@@ -24,19 +25,25 @@ from rtslib.utils import RTSLibError
 GROUP = "rtslib_fb.storage_objects"
 BACKEND_MODULE = "rtslib_oot_test_backend"
 
-RAMDISK_INFO = ("Status: ACTIVATED  Max Queue Depth: 128  SectorSize: 512  HwMaxSectors: 1024\n"
-                "        RAMDISK ID: 0  RAMDISK MCP: 0x0  PAGES/PAGE_SIZE: 2048*4096  "
-                "SG_table_count: 1  nullio: 0\n")
-OOT_INFO = ("Status: ACTIVATED  Max Queue Depth: 128  SectorSize: 512  HwMaxSectors: 2048\n"
-            "        Store: file  Path: /srv/ds1.img  Bytes: 1073741824  Readonly: 0\n")
-DEMO_INFO = ("Status: DEACTIVATED  Max Queue Depth: 0  SectorSize: 512  HwMaxSectors: 1024\n"
-             "        Bytes: 4096\n")
+RAMDISK_INFO = (
+    "Status: ACTIVATED  Max Queue Depth: 128  SectorSize: 512  HwMaxSectors: 1024\n"
+    "        RAMDISK ID: 0  RAMDISK MCP: 0x0  PAGES/PAGE_SIZE: 2048*4096  "
+    "SG_table_count: 1  nullio: 0\n"
+)
+OOT_INFO = (
+    "Status: ACTIVATED  Max Queue Depth: 128  SectorSize: 512  HwMaxSectors: 2048\n"
+    "        Store: file  Path: /srv/ds1.img  Bytes: 1073741824  Readonly: 0\n"
+)
+DEMO_INFO = (
+    "Status: DEACTIVATED  Max Queue Depth: 0  SectorSize: 512  HwMaxSectors: 1024\n"
+    "        Bytes: 4096\n"
+)
 
 IQN1 = "iqn.2003-01.org.example:t1"
 IQN2 = "iqn.2003-01.org.example:t2"
 
 # A backend's rtslib support, as an installed package would provide it.
-BACKEND_SOURCE = '''
+BACKEND_SOURCE = """
 from rtslib.tcm import StorageObject
 
 
@@ -61,7 +68,7 @@ class DemoStorageObject(StorageObject):
 
 class NotAStorageObject:
     pass
-'''
+"""
 
 
 class DemoStorageObject(tcm.StorageObject):
@@ -88,16 +95,20 @@ class FakeConfigfs:
         self.top = top
         self.core = top / "core"
         self.core.mkdir(parents=True)
-        for name, value in (("enforce_discovery_auth", "0"), ("userid", "NULL"),
-                            ("password", "NULL"), ("userid_mutual", "NULL"),
-                            ("password_mutual", "NULL"), ("authenticate_target", "0")):
+        for name, value in (
+            ("enforce_discovery_auth", "0"),
+            ("userid", "NULL"),
+            ("password", "NULL"),
+            ("userid_mutual", "NULL"),
+            ("password_mutual", "NULL"),
+            ("authenticate_target", "0"),
+        ):
             write(top / "iscsi" / "discovery_auth" / name, value + "\n")
 
     def storage_object(self, dirprefix, index, name, info, wwn, udev_path=""):
         hba = self.core / ("%s_%d" % (dirprefix, index))
         if not hba.is_dir():
-            write(hba / "hba_info",
-                  "HBA Index: %d plugin: %s version: v5.0\n" % (index, dirprefix))
+            write(hba / "hba_info", "HBA Index: %d plugin: %s version: v5.0\n" % (index, dirprefix))
             write(hba / "hba_mode", "0\n")
         so = hba / name
         so.mkdir()
@@ -110,30 +121,39 @@ class FakeConfigfs:
         write(so / "attrib" / "hw_block_size", "512\n")
         (so / "attrib" / "hw_block_size").chmod(0o444)
         gp = so / "alua" / "default_tg_pt_gp"
-        for name_, value in (("tg_pt_gp_id", "0"), ("alua_access_state", "0"),
-                             ("alua_access_status", "None"),
-                             ("alua_access_type", "Implicit and Explicit"),
-                             ("alua_write_metadata", "0"), ("preferred", "0"),
-                             ("nonop_delay_msecs", "100"), ("trans_delay_msecs", "0"),
-                             ("implicit_trans_secs", "0"), ("members", ""),
-                             ("alua_support_offline", "1"), ("alua_support_standby", "1"),
-                             ("alua_support_transitioning", "1"),
-                             ("alua_support_active_nonoptimized", "1"),
-                             ("alua_support_unavailable", "1"),
-                             ("alua_support_active_optimized", "1"),
-                             ("alua_support_lba_dependent", "0")):
+        for name_, value in (
+            ("tg_pt_gp_id", "0"),
+            ("alua_access_state", "0"),
+            ("alua_access_status", "None"),
+            ("alua_access_type", "Implicit and Explicit"),
+            ("alua_write_metadata", "0"),
+            ("preferred", "0"),
+            ("nonop_delay_msecs", "100"),
+            ("trans_delay_msecs", "0"),
+            ("implicit_trans_secs", "0"),
+            ("members", ""),
+            ("alua_support_offline", "1"),
+            ("alua_support_standby", "1"),
+            ("alua_support_transitioning", "1"),
+            ("alua_support_active_nonoptimized", "1"),
+            ("alua_support_unavailable", "1"),
+            ("alua_support_active_optimized", "1"),
+            ("alua_support_lba_dependent", "0"),
+        ):
             write(gp / name_, value + "\n")
         (so / "pr").mkdir()
         return so
 
     def ramdisk(self, name="r1", index=0):
-        return self.storage_object("rd_mcp", index, name, RAMDISK_INFO,
-                                   "11111111-2222-3333-4444-555555555555")
+        return self.storage_object(
+            "rd_mcp", index, name, RAMDISK_INFO, "11111111-2222-3333-4444-555555555555"
+        )
 
     def oot(self, name="ds1", index=0):
         """A storage object of the out-of-tree backend "oot"."""
-        return self.storage_object("oot", index, name, OOT_INFO,
-                                   "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "/srv/ds1.img")
+        return self.storage_object(
+            "oot", index, name, OOT_INFO, "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "/srv/ds1.img"
+        )
 
     def iscsi_target(self, iqn, luns):
         """A target with TPG 1 exporting {lun index: storage object path}."""
@@ -213,15 +233,15 @@ def cfs(tmp_path, monkeypatch):
 def install_backend(tmp_path, monkeypatch):
     """install_backend(entry point lines): a throwaway distribution whose
     dist-info declares them in the group, and BACKEND_MODULE, on sys.path."""
+
     def install(*entry_points, source=BACKEND_SOURCE):
         site = tmp_path / "site"
         write(site / (BACKEND_MODULE + ".py"), source)
         dist = site / "rtslib_oot_test-1.0.dist-info"
-        write(dist / "METADATA",
-              "Metadata-Version: 2.1\nName: rtslib-oot-test\nVersion: 1.0\n")
-        write(dist / "entry_points.txt",
-              "[%s]\n%s\n" % (GROUP, "\n".join(entry_points)))
+        write(dist / "METADATA", "Metadata-Version: 2.1\nName: rtslib-oot-test\nVersion: 1.0\n")
+        write(dist / "entry_points.txt", "[%s]\n%s\n" % (GROUP, "\n".join(entry_points)))
         monkeypatch.syspath_prepend(str(site))
+
     return install
 
 
@@ -230,6 +250,7 @@ def storage_objects():
 
 
 # Registration through the API
+
 
 def test_api_fills_both_tables_and_builds_the_class(cfs):
     cfs.oot()
@@ -265,18 +286,18 @@ def test_api_is_idempotent_and_refuses_conflicts(cfs):
     assert registered[1] == {**before[1], DemoStorageObject: {"name": "demo"}}
 
     refused = [
-        (OtherStorageObject, "demo", None),           # the name is taken
-        (DemoStorageObject, "demo2", None),           # the class is registered as demo
-        (DemoStorageObject, "demo", "kdemo"),         # ... without alt_dirprefix
-        (OtherStorageObject, "fileio", None),         # built-in plugin names
+        (OtherStorageObject, "demo", None),  # the name is taken
+        (DemoStorageObject, "demo2", None),  # the class is registered as demo
+        (DemoStorageObject, "demo", "kdemo"),  # ... without alt_dirprefix
+        (OtherStorageObject, "fileio", None),  # built-in plugin names
         (OtherStorageObject, "block", None),
-        (OtherStorageObject, "other", "iblock"),      # built-in directory prefixes
+        (OtherStorageObject, "other", "iblock"),  # built-in directory prefixes
         (OtherStorageObject, "rd_mcp", None),
-        (tcm.FileIOStorageObject, "fileio", None),    # a built-in class
+        (tcm.FileIOStorageObject, "fileio", None),  # a built-in class
         (tcm.FileIOStorageObject, "fileio2", None),
-        (dict, "other", None),                        # not a StorageObject
+        (dict, "other", None),  # not a StorageObject
         (tcm.UnknownStorageObject, "other", None),
-        (OtherStorageObject, "a/b", None),            # not a configfs name
+        (OtherStorageObject, "a/b", None),  # not a configfs name
         (OtherStorageObject, "", None),
     ]
     for cls, plugin, alt in refused:
@@ -295,6 +316,7 @@ def test_registering_after_a_miss_makes_the_type_known(cfs):
 
 
 # Unknown types: listed read-only
+
 
 def test_unknown_type_is_listed_read_only(cfs):
     cfs.ramdisk()
@@ -360,11 +382,11 @@ def test_luns_on_unknown_objects_still_list(cfs):
     assert luns[0].alua_tg_pt_gp_name == "default_tg_pt_gp"
     assert [t.wwn for t in rts.targets] == [IQN1]
     so = storage_objects()["oot/ds1"]
-    assert [(lun.parent_tpg.parent_target.wwn, lun.lun) for lun in so.attached_luns] \
-        == [(IQN1, 0)]
+    assert [(lun.parent_tpg.parent_target.wwn, lun.lun) for lun in so.attached_luns] == [(IQN1, 0)]
 
 
 # Nothing is destroyed that cannot be read
+
 
 def test_save_refuses_and_writes_nothing(cfs, tmp_path):
     cfs.ramdisk()
@@ -402,11 +424,15 @@ def test_save_of_one_object_refuses_only_for_an_unknown_one(cfs, tmp_path):
 
     root.RTSRoot().save_to_file(str(save_file), "/backstores/ramdisk/r1")
     conf = json.loads(save_file.read_text())
-    assert [(so["plugin"], so["name"]) for so in conf["storage_objects"]] \
-        == [("oot", "ds1"), ("ramdisk", "r1")]
+    assert [(so["plugin"], so["name"]) for so in conf["storage_objects"]] == [
+        ("oot", "ds1"),
+        ("ramdisk", "r1"),
+    ]
     assert [t["wwn"] for t in conf["targets"]] == [IQN1]
-    assert sorted(lun["storage_object"] for lun in conf["targets"][0]["tpgs"][0]["luns"]) \
-        == ["/backstores/oot/ds1", "/backstores/ramdisk/r1"]
+    assert sorted(lun["storage_object"] for lun in conf["targets"][0]["tpgs"][0]["luns"]) == [
+        "/backstores/oot/ds1",
+        "/backstores/ramdisk/r1",
+    ]
 
 
 def test_clear_existing_refuses_before_deleting_anything(cfs):
@@ -419,9 +445,11 @@ def test_clear_existing_refuses_before_deleting_anything(cfs):
         root.RTSRoot().clear_existing(confirm=True)
     message = str(e.value)
     assert "\n" not in message
-    assert message == ("Cannot clear the configuration: storage object oot/ds1 of unknown "
-                       "type (rtslib support for the 'oot' backend is not installed); "
-                       "nothing was changed")
+    assert message == (
+        "Cannot clear the configuration: storage object oot/ds1 of unknown "
+        "type (rtslib support for the 'oot' backend is not installed); "
+        "nothing was changed"
+    )
     assert t1.is_dir()
     assert t2.is_dir()
     assert (t1 / "tpgt_1" / "lun" / "lun_0" / "alias0").is_symlink()
@@ -473,6 +501,7 @@ def test_clear_existing_checks_only_what_it_deletes(cfs):
 
 # Known types behave as before
 
+
 def test_known_types_save_as_before(cfs, tmp_path):
     r1 = cfs.ramdisk()
     cfs.iscsi_target(IQN1, {0: r1})
@@ -481,14 +510,21 @@ def test_known_types_save_as_before(cfs, tmp_path):
     conf = json.loads(save_file.read_text())
     assert len(conf["storage_objects"]) == 1
     so = conf["storage_objects"][0]
-    assert (so["plugin"], so["name"], so["size"], so["wwn"]) \
-        == ("ramdisk", "r1", 2048 * 4096, "11111111-2222-3333-4444-555555555555")
+    assert (so["plugin"], so["name"], so["size"], so["wwn"]) == (
+        "ramdisk",
+        "r1",
+        2048 * 4096,
+        "11111111-2222-3333-4444-555555555555",
+    )
     assert so["attributes"] == {"block_size": 512, "emulate_tpu": 0}
     assert [gp["name"] for gp in so["alua_tpgs"]] == ["default_tg_pt_gp"]
     assert [(t["fabric"], t["wwn"]) for t in conf["targets"]] == [("iscsi", IQN1)]
     lun = conf["targets"][0]["tpgs"][0]["luns"][0]
-    assert (lun["index"], lun["storage_object"], lun["alias"]) \
-        == (0, "/backstores/ramdisk/r1", "alias0")
+    assert (lun["index"], lun["storage_object"], lun["alias"]) == (
+        0,
+        "/backstores/ramdisk/r1",
+        "alias0",
+    )
     assert root.RTSRoot().dump()["storage_objects"] == conf["storage_objects"]
 
 
@@ -504,6 +540,7 @@ def test_known_types_clear_as_before(cfs):
 
 
 # Discovery through entry points
+
 
 def test_entry_point_is_loaded_on_the_first_unknown_type(cfs, install_backend):
     install_backend("demo = %s:DemoStorageObject" % BACKEND_MODULE)
@@ -524,26 +561,46 @@ def test_entry_point_is_loaded_on_the_first_unknown_type(cfs, install_backend):
     assert so.dump()["size"] == 4096
 
 
-@pytest.mark.parametrize(("entry_point", "source", "why"), [
-    pytest.param("oot = rtslib_oot_no_such_module:Cls", BACKEND_SOURCE,
-                 "No module named 'rtslib_oot_no_such_module'", id="no-module"),
-    pytest.param("oot = %s:NoSuchClass" % BACKEND_MODULE, BACKEND_SOURCE, "NoSuchClass",
-                 id="no-class"),
-    pytest.param("oot = %s:NotAStorageObject" % BACKEND_MODULE, BACKEND_SOURCE,
-                 "not a subclass of rtslib.tcm.StorageObject", id="not-a-storage-object"),
-    pytest.param("oot = %s:DemoStorageObject" % BACKEND_MODULE,
-                 "raise RuntimeError('boom')\n", "boom", id="import-raises"),
-    pytest.param("oot = %s:DemoStorageObject" % BACKEND_MODULE, "def broken(:\n",
-                 "invalid syntax", id="syntax-error"),
-])
-def test_broken_entry_point_leaves_the_type_unknown(cfs, install_backend,
-                                                    entry_point, source, why):
+@pytest.mark.parametrize(
+    ("entry_point", "source", "why"),
+    [
+        pytest.param(
+            "oot = rtslib_oot_no_such_module:Cls",
+            BACKEND_SOURCE,
+            "No module named 'rtslib_oot_no_such_module'",
+            id="no-module",
+        ),
+        pytest.param(
+            "oot = %s:NoSuchClass" % BACKEND_MODULE, BACKEND_SOURCE, "NoSuchClass", id="no-class"
+        ),
+        pytest.param(
+            "oot = %s:NotAStorageObject" % BACKEND_MODULE,
+            BACKEND_SOURCE,
+            "not a subclass of rtslib.tcm.StorageObject",
+            id="not-a-storage-object",
+        ),
+        pytest.param(
+            "oot = %s:DemoStorageObject" % BACKEND_MODULE,
+            "raise RuntimeError('boom')\n",
+            "boom",
+            id="import-raises",
+        ),
+        pytest.param(
+            "oot = %s:DemoStorageObject" % BACKEND_MODULE,
+            "def broken(:\n",
+            "invalid syntax",
+            id="syntax-error",
+        ),
+    ],
+)
+def test_broken_entry_point_leaves_the_type_unknown(cfs, install_backend, entry_point, source, why):
     install_backend(entry_point, source=source)
     ds1 = cfs.oot()
     so = storage_objects()["oot/ds1"]
     assert type(so) is tcm.UnknownStorageObject
-    assert so.reason.startswith("rtslib support for the 'oot' backend failed to load "
-                                "(entry point %s): " % entry_point)
+    assert so.reason.startswith(
+        "rtslib support for the 'oot' backend failed to load (entry point %s): " % entry_point
+    )
     assert why in so.reason
     with pytest.raises(RTSLibError) as e:
         so.delete()
@@ -556,9 +613,11 @@ def test_broken_entry_point_leaves_the_type_unknown(cfs, install_backend,
 
 
 def test_broken_entry_point_does_not_stop_the_others(cfs, install_backend):
-    install_backend("oot = rtslib_oot_no_such_module:Cls",
-                    "demo = %s:DemoStorageObject" % BACKEND_MODULE,
-                    "fileio = %s:DemoStorageObject" % BACKEND_MODULE)
+    install_backend(
+        "oot = rtslib_oot_no_such_module:Cls",
+        "demo = %s:DemoStorageObject" % BACKEND_MODULE,
+        "fileio = %s:DemoStorageObject" % BACKEND_MODULE,
+    )
     cfs.oot()
     cfs.storage_object("demo", 0, "d1", DEMO_INFO, "w1")
     found = storage_objects()
@@ -570,13 +629,18 @@ def test_broken_entry_point_does_not_stop_the_others(cfs, install_backend):
 
 def test_restore_creates_objects_of_entry_point_backends(cfs, install_backend):
     install_backend("demo = %s:DemoStorageObject" % BACKEND_MODULE)
-    config = {"storage_objects": [
-        {"plugin": "demo", "name": "d9", "size": 8192},
-        {"plugin": "oot", "name": "ds1"},
-    ], "targets": []}
+    config = {
+        "storage_objects": [
+            {"plugin": "demo", "name": "d9", "size": 8192},
+            {"plugin": "oot", "name": "ds1"},
+        ],
+        "targets": [],
+    }
     errors = root.RTSRoot().restore(config)
-    assert errors == ["Could not create StorageObject ds1: rtslib support for the 'oot' "
-                      "backend is not installed, skipped"]
+    assert errors == [
+        "Could not create StorageObject ds1: rtslib support for the 'oot' "
+        "backend is not installed, skipped"
+    ]
     d9 = cfs.core / "demo_0" / "d9"
     assert (d9 / "control").read_text() == "size=8192"
     assert (d9 / "enable").read_text() == "1\n"
@@ -584,16 +648,15 @@ def test_restore_creates_objects_of_entry_point_backends(cfs, install_backend):
 
 
 def test_backend_registered_by_its_module_with_alt_dirprefix(cfs, install_backend):
-    source = BACKEND_SOURCE + textwrap.dedent('''
+    source = BACKEND_SOURCE + textwrap.dedent("""
         from rtslib.tcm import register_storage_object
         register_storage_object(DemoStorageObject, "demo", alt_dirprefix="kdemo")
-    ''')
+    """)
     install_backend("demo = %s:DemoStorageObject" % BACKEND_MODULE, source=source)
     cfs.storage_object("kdemo", 0, "d1", DEMO_INFO, "w1")
     so = storage_objects()["demo/d1"]
     backend = sys.modules[BACKEND_MODULE]
     assert type(so) is backend.DemoStorageObject
-    assert tcm.bs_params[backend.DemoStorageObject] == {"name": "demo",
-                                                        "alt_dirprefix": "kdemo"}
+    assert tcm.bs_params[backend.DemoStorageObject] == {"name": "demo", "alt_dirprefix": "kdemo"}
     # Loading the entry point after the module registered itself is no error.
     assert tcm._load_storage_object_entry_points() == {}
