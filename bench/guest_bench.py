@@ -29,16 +29,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
-from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
-
 from guestlib import clock_check, clocksource, sh, xfs_on_brd  # noqa: E402
+from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import (
-    export_iscsi,
-    export_loopback,
-    find_disk,  # noqa: E402
-    unexport,
-)
+from vaai.export import export_iscsi, export_loopback, find_disk, unexport  # noqa: E402
 
 MiB = 1 << 20
 LUN_BYTES = 256 * MiB
@@ -66,22 +60,30 @@ def _workloads():
     """name -> (fio options, in the table, in the block-size sweep)."""
     w = {}
     for qd in (1, 32, 128):
-        w["4k-randread-qd%d" % qd] = (dict(rw="randread", bs="4k", iodepth=qd), True, qd == 32)
-        w["4k-randwrite-qd%d" % qd] = (dict(rw="randwrite", bs="4k", iodepth=qd), True, qd == 32)
-        w["4k-randrw70-qd%d" % qd] = (
-            dict(rw="randrw", rwmixread=70, bs="4k", iodepth=qd),
+        w[f"4k-randread-qd{qd}"] = ({"rw": "randread", "bs": "4k", "iodepth": qd}, True, qd == 32)
+        w[f"4k-randwrite-qd{qd}"] = (
+            {"rw": "randwrite", "bs": "4k", "iodepth": qd},
+            True,
+            qd == 32,
+        )
+        w[f"4k-randrw70-qd{qd}"] = (
+            {"rw": "randrw", "rwmixread": 70, "bs": "4k", "iodepth": qd},
             True,
             False,
         )
     # the seeds' database profile
-    w["8k-randrw90-qd32"] = (dict(rw="randrw", rwmixread=90, bs="8k", iodepth=32), True, False)
+    w["8k-randrw90-qd32"] = (
+        {"rw": "randrw", "rwmixread": 90, "bs": "8k", "iodepth": 32},
+        True,
+        False,
+    )
     for bs in ("64k", "1m"):
-        w["%s-seqread-qd8" % bs] = (dict(rw="read", bs=bs, iodepth=8), True, False)
-        w["%s-seqwrite-qd8" % bs] = (dict(rw="write", bs=bs, iodepth=8), True, False)
+        w[f"{bs}-seqread-qd8"] = ({"rw": "read", "bs": bs, "iodepth": 8}, True, False)
+        w[f"{bs}-seqwrite-qd8"] = ({"rw": "write", "bs": bs, "iodepth": 8}, True, False)
     # the sweep behind the plots: random I/O at queue depth 32, by block size
     for bs in ("16k", "64k", "256k", "1m"):
-        w["%s-randread-qd32" % bs] = (dict(rw="randread", bs=bs, iodepth=32), False, True)
-        w["%s-randwrite-qd32" % bs] = (dict(rw="randwrite", bs=bs, iodepth=32), False, True)
+        w[f"{bs}-randread-qd32"] = ({"rw": "randread", "bs": bs, "iodepth": 32}, False, True)
+        w[f"{bs}-randwrite-qd32"] = ({"rw": "randwrite", "bs": bs, "iodepth": 32}, False, True)
     return w
 
 
@@ -106,7 +108,7 @@ def guest_counters():
 def disk_bytes(disk):
     """Bytes the initiator's disk has read and written (counted in bytes:
     the block layer may split one of fio's I/Os into several requests)."""
-    with open("/sys/block/%s/stat" % os.path.basename(disk)) as f:
+    with open(f"/sys/block/{os.path.basename(disk)}/stat") as f:
         fields = [int(x) for x in f.read().split()]
     return (fields[2] + fields[6]) * 512
 
@@ -162,19 +164,19 @@ def fio_argv(disk, opts, runtime):
     argv = [
         "fio",
         "--name=bench",
-        "--filename=%s" % disk,
+        f"--filename={disk}",
         "--ioengine=libaio",
         "--direct=1",
         "--time_based",
-        "--runtime=%d" % runtime,
+        f"--runtime={runtime}",
         "--ramp_time=1",
-        "--size=%d" % LUN_BYTES,
+        f"--size={LUN_BYTES}",
         "--randrepeat=0",
         "--norandommap",
         "--lat_percentiles=1",
         "--output-format=json",
     ]
-    return argv + ["--%s=%s" % kv for kv in opts.items()]
+    return argv + ["--{}={}".format(*kv) for kv in opts.items()]
 
 
 def fio_started(disk, bs, proc):
@@ -216,14 +218,14 @@ class Stores:
     def __init__(self, file_sides=SIDES["file"]):
         self.files = {}
         for who in file_sides:
-            path = os.path.join(FS_MNT, "%s.img" % who)
+            path = os.path.join(FS_MNT, f"{who}.img")
             # written out in full, so no side reads holes
             sh(
                 "dd",
                 "if=/dev/zero",
-                "of=%s" % path,
+                f"of={path}",
                 "bs=1M",
-                "count=%d" % (LUN_BYTES // MiB),
+                f"count={LUN_BYTES // MiB}",
                 "conv=fsync",
             )
             self.files[who] = path
@@ -232,14 +234,14 @@ class Stores:
             sh(
                 "dd",
                 "if=/dev/zero",
-                "of=%s" % dev,
+                f"of={dev}",
                 "bs=1M",
-                "count=%d" % (LUN_BYTES // MiB),
+                f"count={LUN_BYTES // MiB}",
                 "oflag=direct",
             )
 
     def make(self, store, who):
-        name = "bench_%s_%s" % (store, who.replace("-", "_"))
+        name = "bench_{}_{}".format(store, who.replace("-", "_"))
         if store == "file":
             path = self.files[who]
             if who == "ours":
@@ -285,7 +287,7 @@ class Exported:
 
     def close(self):
         if self.fabric == "iscsi":
-            subprocess.run([INITIATOR, "logout", BENCH_IQN], capture_output=True)
+            subprocess.run([INITIATOR, "logout", BENCH_IQN], capture_output=True, check=False)
         for so in self.sos.values():
             unexport(so)
             so.delete()
@@ -302,17 +304,8 @@ def run_store(stores, store, fabric, sides, names, runtime, rounds):
             for workload in names:
                 res = {who: fio(ex.disks[who], WORKLOADS[workload][0], runtime) for who in order}
                 per[workload].append(res)
-                print(
-                    "%s %s %s round %d: %s"
-                    % (
-                        store,
-                        fabric,
-                        workload,
-                        r + 1,
-                        ", ".join("%s %.0f IOPS" % (who, res[who]["iops"]) for who in sides),
-                    ),
-                    flush=True,
-                )
+                iops = ", ".join(f"{who} {res[who]['iops']:.0f} IOPS" for who in sides)
+                print(f"{store} {fabric} {workload} round {r + 1}: {iops}", flush=True)
         return per
     finally:
         ex.close()
@@ -333,9 +326,8 @@ def main():
         action="append",
         metavar="WHO",
         help="the sides to run (every store's own, in the order "
-        "given; default: %s, and nothing of %s)"
-        % (
-            ", ".join("%s: %s" % (st, " ".join(w)) for st, w in SIDES.items()),
+        "given; default: {}, and nothing of {})".format(
+            ", ".join("{}: {}".format(st, " ".join(w)) for st, w in SIDES.items()),
             " ".join(w for ws in EXTRA_SIDES.values() for w in ws),
         ),
     )
@@ -345,14 +337,15 @@ def main():
     sides = pick_sides(args.side)
     if sides is None:
         p.error(
-            "--side: choose among %s"
-            % ", ".join(sorted(set(w for ws in KNOWN_SIDES.values() for w in ws)))
+            "--side: choose among {}".format(
+                ", ".join(sorted({w for ws in KNOWN_SIDES.values() for w in ws}))
+            )
         )
     stores_run = [st for st in args.store or tuple(SIDES) if sides[st]]
     if not stores_run:
         p.error("--side: none of these sides runs on the stores asked for")
     for st in set(args.store or ()) - set(stores_run):
-        print("guest_bench.py: no side named runs on the %s store; skipped" % st, file=sys.stderr)
+        print(f"guest_bench.py: no side named runs on the {st} store; skipped", file=sys.stderr)
 
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

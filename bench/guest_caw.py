@@ -23,10 +23,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 
-from rtslib_fb import FileIOStorageObject  # noqa: E402
-
-from scsi import GOOD, compare_and_write, read_blocks, write_blocks  # noqa: E402
 from guestlib import xfs_on_brd  # noqa: E402
+from rtslib_fb import FileIOStorageObject  # noqa: E402
+from scsi import GOOD, compare_and_write, read_blocks, write_blocks  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
 
@@ -59,7 +58,8 @@ def stream(sg, lba, seconds, lat, ok):
 def run_point(sg, lbas, seconds):
     lat, ok = [], []
     for lba in set(lbas):
-        assert write_blocks(sg, lba, block(0), 512).status == GOOD
+        if write_blocks(sg, lba, block(0), 512).status != GOOD:
+            raise RuntimeError(f"the counter block at {lba} could not be written")
     threads = [threading.Thread(target=stream, args=(sg, lba, seconds, lat, ok)) for lba in lbas]
     for t in threads:
         t.start()
@@ -90,7 +90,7 @@ def measure(so, seconds):
         [
             "fio",
             "--name=seq",
-            "--filename=%s" % disk,
+            f"--filename={disk}",
             "--ioengine=libaio",
             "--direct=1",
             "--rw=write",
@@ -99,7 +99,7 @@ def measure(so, seconds):
             "--offset=64m",
             "--size=128m",
             "--time_based",
-            "--runtime=%d" % (seconds + 2),
+            f"--runtime={seconds + 2:d}",
             "--output-format=json",
         ],
         stdout=subprocess.PIPE,
@@ -123,7 +123,7 @@ def main():
     results = {}
     with xfs_on_brd(FS_MNT, 1024 * 1024):
         for who in ("ours", "lio"):
-            path = os.path.join(FS_MNT, "%s.img" % who)
+            path = os.path.join(FS_MNT, f"{who}.img")
             with open(path, "wb") as f:
                 f.truncate(LUN_BYTES)
             if who == "ours":
@@ -137,8 +137,9 @@ def main():
                 so.delete()
             for name, r in results[who].items():
                 print(
-                    "%s %s: %.0f CAW/s, p99 %.0f us"
-                    % (who, name, r["caw_per_s"], r["p99_us"] or 0),
+                    "{} {}: {:.0f} CAW/s, p99 {:.0f} us".format(
+                        who, name, r["caw_per_s"], r["p99_us"] or 0
+                    ),
                     flush=True,
                 )
     with open(args.out, "w") as f:

@@ -38,17 +38,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 
-from rtslib_fb import FileIOStorageObject  # noqa: E402
-
-from scsi import (
-    cdb_xcopy,
-    clear_unit_attention,
-    cscd_e4,
-    naa_of,  # noqa: E402
-    seg_b2b,
-    xcopy_list,
-)
 from guestlib import drop_caches, fs_on_brd, sh  # noqa: E402
+from rtslib_fb import FileIOStorageObject  # noqa: E402
+from scsi import cdb_xcopy, clear_unit_attention, cscd_e4, naa_of, seg_b2b, xcopy_list  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
 from vaai.params import parse_size  # noqa: E402
@@ -72,7 +64,7 @@ _FIEMAP = struct.Struct("=QQIIII")  # start, length, flags, mapped, count, reser
 _EXTENT = struct.Struct("=QQQ16xI12x")  # logical, physical, length, flags
 
 
-class Miscompare(AssertionError):
+class MiscompareError(AssertionError):
     pass
 
 
@@ -92,15 +84,14 @@ class Pattern:
         buf = bytearray(self.base)
         n = self.CHUNK // 512
         first = offset // 512
-        stamps = struct.pack("<%dQ" % n, *range(first, first + n))
+        stamps = struct.pack(f"<{n}Q", *range(first, first + n))
         for i in range(8):
             buf[i::512] = stamps[i::8]
         return buf
 
     def write(self, path, size):
         with open(path, "wb") as f:
-            for off in range(0, size, self.CHUNK):
-                f.write(self.chunk(off))
+            f.writelines(self.chunk(off) for off in range(0, size, self.CHUNK))
             os.fsync(f.fileno())
 
     def check(self, path, start, size):
@@ -119,14 +110,14 @@ class Pattern:
                 )
                 held = struct.unpack_from("<Q", got, bad)[0]
                 what = (
-                    "source block %d" % held
+                    f"source block {held}"
                     if held < size // 512
                     and got[bad + 8 : bad + 512] == self.base[bad + 8 : bad + 512]
                     else "no source block"
                 )
-                raise Miscompare(
-                    "%s: the block at byte %d should be source block %d, "
-                    "holds %s" % (path, start + off + bad, (off + bad) // 512, what)
+                raise MiscompareError(
+                    f"{path}: the block at byte {start + off + bad} should be source "
+                    f"block {(off + bad) // 512}, holds {what}"
                 )
 
 
@@ -135,7 +126,7 @@ def punch(path, offset, length):
     try:
         if _libc.fallocate(fd, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, offset, length):
             err = ctypes.get_errno()
-            raise OSError(err, "punching %s: %s" % (path, os.strerror(err)))
+            raise OSError(err, f"punching {path}: {os.strerror(err)}")
     finally:
         os.close(fd)
 
@@ -145,7 +136,7 @@ def syncfs(path):
     try:
         if _libc.syncfs(fd):
             err = ctypes.get_errno()
-            raise OSError(err, "syncfs %s: %s" % (path, os.strerror(err)))
+            raise OSError(err, f"syncfs {path}: {os.strerror(err)}")
     finally:
         os.close(fd)
 
@@ -196,7 +187,7 @@ def rd_bytes(size):
 
 
 def label(n):
-    return "%d GiB" % (n // GiB) if n >= GiB and n % GiB == 0 else "%d MiB" % (n // MiB)
+    return f"{n // GiB} GiB" if n >= GiB and n % GiB == 0 else f"{n // MiB} MiB"
 
 
 class Layout:
@@ -235,7 +226,7 @@ def exported(who, files):
     sos, wwn = [], None
     try:
         for i, path in enumerate(files):
-            name = "clone_%s_%d" % (who, i)
+            name = f"clone_{who}_{i}"
             if who == "ours":
                 so = VaaiStorageObject(name, path=path)
                 sos.append(so)
@@ -267,8 +258,10 @@ def sgloop(sg, cmds):
     seconds they took, by its own clock."""
     path = "/run/vaai-sgloop.cmds"
     with open(path, "wb") as f:
-        for cdb, data in cmds:
-            f.write(struct.pack("<B", len(cdb)) + cdb + struct.pack("<I", len(data)) + data)
+        f.writelines(
+            struct.pack("<B", len(cdb)) + cdb + struct.pack("<I", len(data)) + data
+            for cdb, data in cmds
+        )
     try:
         return float(sh(SGLOOP, sg, path))
     finally:
@@ -281,7 +274,8 @@ def xcopy_cmds(src, dst, cmd_bytes, nbytes, dst_off=0):
     identification CSCD descriptors and holding one block-to-block segment."""
     bs = src.block_size
     per_cmd = cmd_bytes // bs
-    assert 0 < per_cmd <= 0xFFFF, "NUMBER OF BLOCKS is 16 bits: %d" % per_cmd
+    if not 0 < per_cmd <= 0xFFFF:
+        raise ValueError(f"NUMBER OF BLOCKS is 16 bits: {per_cmd}")
     cscds = [cscd_e4(src.naa, bs), cscd_e4(dst.naa, dst.block_size)]
     nblocks, dst_lba = nbytes // bs, dst_off // bs
     cmds = []
@@ -303,11 +297,11 @@ def host_copy(luns, layout):
     fabric (timed from outside: None)."""
     sh(
         "dd",
-        "if=%s" % luns[0].disk,
-        "of=%s" % luns[-1].disk,
-        "bs=%d" % HOST_BS,
-        "count=%d" % (layout.size // HOST_BS),
-        "seek=%d" % (layout.dst_off // HOST_BS),
+        f"if={luns[0].disk}",
+        f"of={luns[-1].disk}",
+        f"bs={HOST_BS}",
+        f"count={layout.size // HOST_BS}",
+        f"seek={layout.dst_off // HOST_BS}",
         "iflag=direct",
         "oflag=direct",
         "conv=notrunc",
@@ -352,11 +346,12 @@ class Block:
         except (AssertionError, OSError, subprocess.CalledProcessError) as e:
             self.errors += 1
             why = getattr(e, "stderr", None) or str(e)
-            print("%s: FAILED: %s" % (what, why.strip()), flush=True)
+            print(f"{what}: FAILED: {why.strip()}", flush=True)
             return {"error": why.strip()}
         print(
-            "%s: %.2f s, allocated %s, shared %s"
-            % (what, out["seconds"], label(out["allocated"]), label(out["shared"])),
+            "{}: {:.2f} s, allocated {}, shared {}".format(
+                what, out["seconds"], label(out["allocated"]), label(out["shared"])
+            ),
             flush=True,
         )
         return out
@@ -378,20 +373,18 @@ class Block:
         return self
 
     def run_copy(self, layout):
-        name = "%s %s %s" % (self.fs, label(self.size), layout.copy)
+        name = f"{self.fs} {label(self.size)} {layout.copy}"
         for who in ("ours", "lio"):
             with exported(who, layout.files) as luns:
                 for cmd in self.cmds:
                     self.xcopy.setdefault((layout.copy, cmd), {})[who] = self.measure(
-                        "%s xcopy %s %s" % (name, label(cmd), who),
+                        f"{name} xcopy {label(cmd)} {who}",
                         layout,
-                        lambda: xcopy_clone(luns, layout, cmd),
+                        lambda cmd=cmd: xcopy_clone(luns, layout, cmd),
                     )
                 if who == "ours":
                     self.host[layout.copy] = self.measure(
-                        "%s host dd %s" % (name, label(HOST_BS)),
-                        layout,
-                        lambda: host_copy(luns, layout),
+                        f"{name} host dd {label(HOST_BS)}", layout, lambda: host_copy(luns, layout)
                     )
 
     def estimate(self, size):
@@ -401,26 +394,26 @@ class Block:
     def results(self):
         out = []
         for copy in ("across", "within"):
-            for cmd in self.cmds:
-                out.append(
-                    dict(
-                        fs=self.fs,
-                        size=self.size,
-                        copy=copy,
-                        method="xcopy",
-                        cmd_bytes=cmd,
-                        **self.xcopy[(copy, cmd)],
-                    )
-                )
-            out.append(
+            out.extend(
                 dict(
                     fs=self.fs,
                     size=self.size,
                     copy=copy,
-                    method="host",
-                    cmd_bytes=HOST_BS,
-                    ours=self.host[copy],
+                    method="xcopy",
+                    cmd_bytes=cmd,
+                    **self.xcopy[(copy, cmd)],
                 )
+                for cmd in self.cmds
+            )
+            out.append(
+                {
+                    "fs": self.fs,
+                    "size": self.size,
+                    "copy": copy,
+                    "method": "host",
+                    "cmd_bytes": HOST_BS,
+                    "ours": self.host[copy],
+                }
             )
         return out
 
@@ -453,13 +446,13 @@ def main():
     cmds = [parse_size(s) for s in args.cmds.split(",")]
     probe = parse_size(args.probe) if args.probe not in ("", "0") else 0
     fss = args.fs.split(",")
-    unit = max(cmds + [HOST_BS, Pattern.CHUNK])
+    unit = max([*cmds, HOST_BS, Pattern.CHUNK])
     for size in sizes + ([probe] if probe else []):
         if size % unit:
-            p.error("sizes must be multiples of %s" % label(unit))
+            p.error(f"sizes must be multiples of {label(unit)}")
     for fs in fss:
         if fs not in ("xfs", "ext4"):
-            p.error("file system %r: xfs or ext4" % fs)
+            p.error(f"file system {fs!r}: xfs or ext4")
 
     pattern = Pattern()
     start = time.monotonic()
@@ -473,7 +466,7 @@ def main():
         blk = Block(fs, probe, cmds, pattern).run()
         probes.append(blk.summary())
         model[fs] = blk
-        print("probe %s %s: %.0f s" % (fs, label(probe), blk.seconds), flush=True)
+        print(f"probe {fs} {label(probe)}: {blk.seconds:.0f} s", flush=True)
         if blk.errors:
             broken.add(fs)
             failed = True
@@ -485,22 +478,19 @@ def main():
             need = rd_bytes(size) + MEM_HEADROOM
             why = None
             if fs in broken:
-                why = "the %s probe failed" % label(probe)
+                why = f"the {label(probe)} probe failed"
             elif need > mem_available():
-                why = "needs %s of guest memory, %s available" % (
-                    label(need),
-                    label(mem_available()),
-                )
+                why = f"needs {label(need)} of guest memory, {label(mem_available())} available"
             elif args.budget and est is not None and est > left:
-                why = "estimated %.0f s, %.0f s of the %d s budget left" % (est, left, args.budget)
+                why = f"estimated {est:.0f} s, {left:.0f} s of the {args.budget:d} s budget left"
             if why:
-                print("%s %s: %s" % (fs, label(size), why), flush=True)
+                print(f"{fs} {label(size)}: {why}", flush=True)
                 skipped.append({"fs": fs, "size": size, "reason": why})
                 continue
             if est is not None:
-                print("%s %s: estimated %.0f s" % (fs, label(size), est), flush=True)
+                print(f"{fs} {label(size)}: estimated {est:.0f} s", flush=True)
             blk = Block(fs, size, cmds, pattern).run()
-            print("%s %s: took %.0f s" % (fs, label(size), blk.seconds), flush=True)
+            print(f"{fs} {label(size)}: took {blk.seconds:.0f} s", flush=True)
             results += blk.results()
             model[fs] = blk
             failed = failed or blk.errors > 0

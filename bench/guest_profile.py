@@ -57,7 +57,7 @@ MODULES = dict(
         "libiscsi": "initiator",
         "libiscsi_tcp": "initiator",
     },
-    **{m: "fabric" for m in FABRIC_MODULES},
+    **dict.fromkeys(FABRIC_MODULES, "fabric"),
 )
 IDLE = re.compile(
     r"^(native_safe_halt|default_idle|arch_cpu_idle|"
@@ -67,7 +67,7 @@ IDLE = re.compile(
 # A chain through any of these is the target's work (the fabric module's
 # submission and completion included: tcm_loop's, or the iSCSI target's
 # threads with the TCP work they call).
-TARGET = BACKENDS + ("target_core_mod",) + FABRIC_MODULES
+TARGET = (*BACKENDS, "target_core_mod", *FABRIC_MODULES)
 NAMED_MODULES = set(MODULES) | set(BACKENDS)
 BUCKETS = ("backend", "LIO core", "fabric", "initiator", "xfs", "kernel", "fio", "user")
 # Kernel functions whose inclusive cost (the samples whose call chain passes
@@ -129,11 +129,11 @@ def parse_script(text, modsyms=None):
             chain.append((sym, dso))
         elif not line[0].isspace():
             if head is not None:
-                samples.append(head + (chain,))
+                samples.append((*head, chain))
             t = SAMPLE_TIME.search(line)
             head, chain = (line.split()[0], float(t.group(1)) if t else None), []
     if head is not None:
-        samples.append(head + (chain,))
+        samples.append((*head, chain))
     return samples
 
 
@@ -205,7 +205,7 @@ def quiesce(disk, timeout=60):
         if now == last:
             return
         last = now
-    raise RuntimeError("%s still busy %d s after fio stopped" % (disk, timeout))
+    raise RuntimeError(f"{disk} still busy {timeout:d} s after fio stopped")
 
 
 class DiskRate:
@@ -232,7 +232,7 @@ class DiskRate:
         pts = self.points
         i = bisect.bisect_left(pts, (t,))
         if i == 0 or i == len(pts):
-            raise ValueError("%.3f is outside the disk's readings" % t)
+            raise ValueError(f"{t:.3f} is outside the disk's readings")
         (t0, b0), (t1, b1) = pts[i - 1], pts[i]
         return b0 + (b1 - b0) * (t - t0) / (t1 - t0)
 
@@ -249,7 +249,7 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
     rate = DiskRate(disk)
     try:
         if not gb.fio_started(disk, opts["bs"], fio):
-            raise RuntimeError("fio did not start on %s" % disk)
+            raise RuntimeError(f"fio did not start on {disk}")
         time.sleep(1.1)
         gb.sh(
             "perf",
@@ -270,7 +270,7 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
             str(seconds),
         )
         if fio.poll() is not None:
-            raise RuntimeError("fio ended while perf recorded: %d" % fio.returncode)
+            raise RuntimeError(f"fio ended while perf recorded: {fio.returncode}")
     finally:
         rate.stop()
         stop(fio)
@@ -286,7 +286,7 @@ def profile(disk, opts, seconds, tmp, raw, modsyms):
 
 
 def raw_path(raw_dir, workload, who):
-    return os.path.join(raw_dir, "%s-%s.txt.gz" % (workload, who))
+    return os.path.join(raw_dir, f"{workload}-{who}.txt.gz")
 
 
 def reparse(out, raw_dir):
@@ -334,7 +334,7 @@ def main():
     names = args.workload or list(DEFAULT_WORKLOADS)
     sides = gb.pick_sides(args.side)
     if sides is None or not sides[args.store]:
-        p.error("--side: no side of the %s store named" % args.store)
+        p.error(f"--side: no side of the {args.store} store named")
     ncpus = os.cpu_count()
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -368,9 +368,10 @@ def main():
                         ex.disks[who], gb.WORKLOADS[workload][0], args.seconds, tmp, raw, modsyms
                     )
                     entry[who] = dict(attribute(samples, ncpus, iops) or {}, iops=iops)
+                    busy = entry[who].get("busy_us_per_io", 0)
                     print(
-                        "%s %s: %.0f IOPS, %.0f busy µs/IO, %d samples"
-                        % (workload, who, iops, entry[who].get("busy_us_per_io", 0), len(samples)),
+                        f"{workload} {who}: {iops:.0f} IOPS, {busy:.0f} busy µs/IO, "
+                        f"{len(samples)} samples",
                         flush=True,
                     )
                 results.append(entry)

@@ -24,16 +24,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 
-from rtslib_fb import FileIOStorageObject  # noqa: E402
-
-from scsi import (
-    cdb_write16,
-    cdb_write_same16,
-    expect_good,
-    sg_io,  # noqa: E402
-    unmap,
-)
 from guestlib import xfs_on_brd  # noqa: E402
+from rtslib_fb import FileIOStorageObject  # noqa: E402
+from scsi import cdb_write16, cdb_write_same16, expect_good, sg_io, unmap  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
 
@@ -87,7 +80,7 @@ def make(who, path):
 
 
 def measure(who):
-    path = os.path.join(FS_MNT, "%s.img" % who)
+    path = os.path.join(FS_MNT, f"{who}.img")
     out = {}
     for step, send in (("zero", zero), ("unmap", unmap_mib), ("host", write_zeros)):
         so = make(who, path)
@@ -99,7 +92,7 @@ def measure(who):
             seconds = each_mib(sg, send)
             out[step] = {"seconds": seconds, "allocated": allocated(path)}
             print(
-                "%s %s: %.2f s, %d bytes allocated" % (who, step, seconds, allocated(path)),
+                f"{who} {step}: {seconds:.2f} s, {allocated(path)} bytes allocated",
                 flush=True,
             )
         finally:

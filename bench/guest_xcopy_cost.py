@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from guest_clone import FS_MNT, Pattern, exported, punch, sgloop, xcopy_cmds  # noqa: E402
-from guestlib import drop_caches, fs_on_brd, sh  # noqa: E402
+from guestlib import drop_caches, fs_on_brd  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.params import parse_size  # noqa: E402
 
@@ -62,7 +62,7 @@ def main():
                 res["clone-wc" + wc] = send(luns[0].sg, clones)
     us = {k: v * 1e6 for k, v in res.items()}
     for k in ("tur", "noop", "clone-wc1", "clone-wc0"):
-        print("%-10s %8.0f us per command" % (k, us[k]), flush=True)
+        print(f"{k:<10} {us[k]:8.0f} us per command", flush=True)
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "kernel": platform.release(),

@@ -80,7 +80,7 @@ def drop_caches():
 def fs_on_brd(mnt, rd_kib, fs="xfs", rd_nr=1):
     """/dev/ram0 .. ram<rd_nr - 1> of rd_kib KiB each, file system fs (a key
     of MKFS) on ram0 mounted at mnt; all of it gone again afterwards."""
-    sh("modprobe", "brd", "rd_nr=%d" % rd_nr, "rd_size=%d" % rd_kib)
+    sh("modprobe", "brd", f"rd_nr={rd_nr}", f"rd_size={rd_kib}")
     try:
         sh(*MKFS[fs], "/dev/ram0")
         os.makedirs(mnt, exist_ok=True)

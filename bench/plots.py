@@ -20,9 +20,9 @@ def side_label(store, who):
 
 
 STYLE = {
-    "ours": dict(marker="o", linewidth=2),
-    "lio": dict(marker="s"),
-    "lio-aio": dict(marker="^", linestyle="--"),
+    "ours": {"marker": "o", "linewidth": 2},
+    "lio": {"marker": "s"},
+    "lio-aio": {"marker": "^", "linestyle": "--"},
 }
 FIGURES = (
     ("iops", "IOPS", "bench-iops.png", "IOPS by block size"),
@@ -49,9 +49,9 @@ def draw(data, outdir):
     sweep = _sweep(data)
     if not sweep:
         return []
-    import matplotlib
+    import matplotlib as mpl
 
-    matplotlib.use("Agg")
+    mpl.use("Agg")
     import matplotlib.pyplot as plt
 
     panels = [
@@ -80,12 +80,12 @@ def draw(data, outdir):
             ax.set_xticks(range(len(sizes)))
             ax.set_xticklabels(sizes)
             ax.set_yscale("log")
-            ax.set_title("%s store, %s" % (store, rw))
+            ax.set_title(f"{store} store, {rw}")
             ax.set_xlabel("block size")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
         axes[0][0].set_ylabel(ylabel)
-        fig.suptitle("%s, queue depth 32, tcm_loop (%s)" % (title, loop_date), fontsize=10)
+        fig.suptitle(f"{title}, queue depth 32, tcm_loop ({loop_date})", fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(outdir, name), dpi=90)
         plt.close(fig)

@@ -21,20 +21,20 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from report_boots import render_boots  # noqa: E402
+from report_boots import render_boots
 from report_cells import (
     FABRIC_TITLE,
     STORE_TITLE,
     best,
-    need_ours,  # noqa: E402
+    need_ours,
     num,
     ratio,
     run_fabrics,
     same_settings,
 )
-from report_durability import render_durability  # noqa: E402
-from report_events import render_events  # noqa: E402
-from report_profile import render_gaps, render_profile  # noqa: E402
+from report_durability import render_durability
+from report_events import render_events
+from report_profile import render_gaps, render_profile
 
 DATA = (
     "`bench/guest_bench.py`, measured {date} (kernel {kernel}), the sides of "
@@ -66,7 +66,7 @@ def row(r):
         cells += [num(o[key], spec), num(lb[key], spec)]
         if rated:
             cells.append(ratio(o[key], lb[key]))
-    return "| %s |" % " | ".join(cells)
+    return "| {} |".format(" | ".join(cells))
 
 
 FABRIC_TEXT = {
@@ -92,9 +92,9 @@ def targets(rows):
     file_rows = [r for r in rows if r["store"] == "file"]
     cpu = sum(1 for r in file_rows if meets(r, "cpu_us_per_io", 0.85))
     return (
-        "\nOf the %d points above: IOPS at least LIO's best at %d; p99 no "
-        "higher at %d; on the file store, CPU/IO at least 15 %% below LIO's "
-        "best at %d of %d.\n" % (n, iops, p99, cpu, len(file_rows))
+        f"\nOf the {n} points above: IOPS at least LIO's best at {iops}; p99 no "
+        f"higher at {p99}; on the file store, CPU/IO at least 15 % below LIO's "
+        f"best at {cpu} of {len(file_rows)}.\n"
     )
 
 
@@ -104,11 +104,11 @@ def clock_check(meta):
     if not c:
         return ""
     text = (
-        " (a process moved %d times between two CPUs: their monotonic "
-        "clocks agree within %.0f µs" % (c["moves"], c["skew_bound_ns"] / 1e3)
+        f" (a process moved {c['moves']} times between two CPUs: their monotonic "
+        f"clocks agree within {c['skew_bound_ns'] / 1e3:.0f} µs"
     )
     if c["back_ns"]:
-        return text + ", and went back by up to %d ns)" % c["back_ns"]
+        return text + f", and went back by up to {c['back_ns']} ns)"
     return text + " and never went back)"
 
 
@@ -119,8 +119,8 @@ def render_data(data, plots):
     rounds = (
         "one round: each figure is a single run (one side's IOPS move by about 20 % between runs)"
         if m["rounds"] == 1
-        else "%d rounds, rotating which side runs first; each figure is the "
-        "median of the rounds" % m["rounds"]
+        else f"{m['rounds']} rounds, rotating which side runs first; each figure is the "
+        "median of the rounds"
     )
     text = DATA.format(
         date=m["date"],
@@ -143,14 +143,14 @@ def render_data(data, plots):
                 and r["store"] == store
             ]
             if sel:
-                title = "%s over %s" % (STORE_TITLE[store], FABRIC_TITLE[fabric])
+                title = f"{STORE_TITLE[store]} over {FABRIC_TITLE[fabric]}"
                 tables.append((title, store, sel))
-                text += "\n### %s\n\n" % title
+                text += f"\n### {title}\n\n"
                 text += DATA_COLS + "\n".join(row(r) for r in sel) + "\n"
     text += targets(rows)
     text += render_events(tables)
     for name, what in plots:
-        text += "\n![%s](%s)\n" % (what, name)
+        text += f"\n![{what}]({name})\n"
     return text
 
 
@@ -166,18 +166,17 @@ def mib(n):
 
 
 def render_thin(data):
-    o, l = data["results"]["ours"], data["results"]["lio"]
+    o, lio = data["results"]["ours"], data["results"]["lio"]
     wb = data["results"]["ours_wb"]
     rows = [
-        "| %s | %.2f | %.2f | %s | %.2f | %s | %s |"
-        % (
+        "| {} | {:.2f} | {:.2f} | {} | {:.2f} | {} | {} |".format(
             step,
             o[step]["seconds"],
-            l[step]["seconds"],
-            ratio(o[step]["seconds"], l[step]["seconds"]),
+            lio[step]["seconds"],
+            ratio(o[step]["seconds"], lio[step]["seconds"]),
             wb[step]["seconds"],
             mib(o[step]["allocated"]),
-            mib(l[step]["allocated"]),
+            mib(lio[step]["allocated"]),
         )
         for step in ("zero", "unmap", "host")
     ]
@@ -192,37 +191,52 @@ CAW = """`bench/guest_caw.py`, measured {date}.
 
 
 def render_caw(data):
-    o, l = data["results"]["ours"], data["results"]["lio"]
+    o, lio = data["results"]["ours"], data["results"]["lio"]
     rows = [
-        "| %s | %.0f | %.0f | %s | %.0f | %.0f | %s |"
-        % (
+        "| {} | {:.0f} | {:.0f} | {} | {:.0f} | {:.0f} | {} |".format(
             name,
             o[name]["caw_per_s"],
-            l[name]["caw_per_s"],
-            ratio(o[name]["caw_per_s"], l[name]["caw_per_s"]),
+            lio[name]["caw_per_s"],
+            ratio(o[name]["caw_per_s"], lio[name]["caw_per_s"]),
             o[name]["p99_us"] or 0,
-            l[name]["p99_us"] or 0,
-            ratio(o[name]["p99_us"], l[name]["p99_us"]),
+            lio[name]["p99_us"] or 0,
+            ratio(o[name]["p99_us"], lio[name]["p99_us"]),
         )
         for name in ("disjoint-1", "disjoint-8", "disjoint-32", "same-8", "beside-1m")
     ]
     writer = (
-        "\nDuring beside-1m the sequential writer moved %.0f MB/s on ours and %.0f MB/s on LIO.\n"
-        % (o["beside-1m"].get("writer_mbps", 0), l["beside-1m"].get("writer_mbps", 0))
+        "\nDuring beside-1m the sequential writer moved {:.0f} MB/s on ours and "
+        "{:.0f} MB/s on LIO.\n".format(
+            o["beside-1m"].get("writer_mbps", 0), lio["beside-1m"].get("writer_mbps", 0)
+        )
     )
     return CAW.format(date=data.get("meta", {}).get("date", "?")) + "\n".join(rows) + "\n" + writer
 
 
-CLONE = """`bench/guest_clone.py`, measured {date} (kernel {kernel}), ours and LIO
-in the same boot; host: `dd iflag=direct oflag=direct bs={host_mib}M`.
-
-| fs | size | copy | command | seconds ours | seconds LIO | LIO/ours | seconds host | host/ours | new space ours | new space LIO | shared ours | shared LIO |
-|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-"""
+CLONE_COLS = (
+    "fs",
+    "size",
+    "copy",
+    "command",
+    "seconds ours",
+    "seconds LIO",
+    "LIO/ours",
+    "seconds host",
+    "host/ours",
+    "new space ours",
+    "new space LIO",
+    "shared ours",
+    "shared LIO",
+)
+CLONE = (
+    "`bench/guest_clone.py`, measured {date} (kernel {kernel}), ours and LIO\n"
+    "in the same boot; host: `dd iflag=direct oflag=direct bs={host_mib}M`.\n\n"
+    "| " + " | ".join(CLONE_COLS) + " |\n|---|---|---|---|" + "---:|" * 9 + "\n"
+)
 
 
 def size_label(n):
-    return "%d GiB" % (n >> 30) if n >= 1 << 30 and n % (1 << 30) == 0 else mib(n)
+    return f"{n >> 30} GiB" if n >= 1 << 30 and n % (1 << 30) == 0 else mib(n)
 
 
 def _get(m, key):
@@ -236,7 +250,7 @@ def _secs(m):
     v = _get(m, "seconds")
     if v is None:
         return "n/a"
-    return "%.2f" % v if v >= 0.1 else "%.3f" % v  # a reflink can take milliseconds
+    return f"{v:.2f}" if v >= 0.1 else f"{v:.3f}"  # a reflink can take milliseconds
 
 
 def _bytes(m, key):
@@ -251,24 +265,23 @@ def render_clone(data):
     for r in res:
         if r["method"] != "xcopy":
             continue
-        o, l = r.get("ours"), r.get("lio")
+        o, lio = r.get("ours"), r.get("lio")
         h = host.get((r["fs"], r["size"], r["copy"]))
         rows.append(
-            "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
-            % (
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
                 r["fs"],
                 size_label(r["size"]),
                 r["copy"],
                 size_label(r["cmd_bytes"]),
                 _secs(o),
-                _secs(l),
-                ratio(_get(l, "seconds"), _get(o, "seconds")),
+                _secs(lio),
+                ratio(_get(lio, "seconds"), _get(o, "seconds")),
                 _secs(h),
                 ratio(_get(h, "seconds"), _get(o, "seconds")),
                 _bytes(o, "fs_used"),
-                _bytes(l, "fs_used"),
+                _bytes(lio, "fs_used"),
                 _bytes(o, "shared"),
-                _bytes(l, "shared"),
+                _bytes(lio, "shared"),
             )
         )
     m = data["meta"]
@@ -284,16 +297,16 @@ def render_clone(data):
     skipped = m.get("skipped", [])
     if skipped:
         budget = (
-            "%d s of guest time" % m["budget_s"]
+            f"{m['budget_s']:d} s of guest time"
             if m.get("budget_s")
             else "the run's budget of guest time"
         )
         text += (
             "\nNot measured (a small run per file system first estimates the "
-            "rest, which must fit in %s and in its memory):\n\n" % budget
+            f"rest, which must fit in {budget} and in its memory):\n\n"
         )
         text += "".join(
-            "- %s, %s: %s\n" % (s["fs"], size_label(s["size"]), s["reason"]) for s in skipped
+            "- {}, {}: {}\n".format(s["fs"], size_label(s["size"]), s["reason"]) for s in skipped
         )
     return text
 
@@ -303,12 +316,12 @@ SECTIONS = ("data", "boots", "profile", "gaps", "durability", "thin", "caw", "cl
 
 
 def marked(name, text):
-    return "<!-- section:%s -->\n%s<!-- /section:%s -->\n" % (name, text, name)
+    return f"<!-- section:{name} -->\n{text}<!-- /section:{name} -->\n"
 
 
 def block(name):
     """A section's block in the page, markers included."""
-    return re.compile(r"<!-- section:%s -->\n.*?<!-- /section:%s -->\n" % (name, name), re.S)
+    return re.compile(rf"<!-- section:{name} -->\n.*?<!-- /section:{name} -->\n", re.DOTALL)
 
 
 def render(
@@ -341,8 +354,8 @@ def render(
         page, n = block(name).subn(lambda _, text=text: text, page, count=1)
         if not n:
             raise SystemExit(
-                "report.py: the page has no <!-- section:%s --> block "
-                "for this section: add one where it goes" % name
+                f"report.py: the page has no <!-- section:{name} --> block "
+                "for this section: add one where it goes"
             )
     return page
 
@@ -350,7 +363,7 @@ def render(
 def boot_dates(runs, parts):
     """Each boot's date with what it measured (parts(run): names)."""
     return "; ".join(
-        "%s (%s)" % (run["meta"].get("date", "?"), ", ".join(parts(run))) for run in runs
+        "{} ({})".format(run["meta"].get("date", "?"), ", ".join(parts(run))) for run in runs
     )
 
 
@@ -417,10 +430,12 @@ MERGE = {
     "data": (merge_data, "one per boot, each over other fabrics"),
     "boots": (
         list,
-        "one per boot, each a data run with the same settings; "
-        "each fabric over the boots that measured it",
+        (
+            "one per boot, each a data run with the same settings; "
+            "each fabric over the boots that measured it"
+        ),
     ),
-    "gaps": (list, "one per profile run (guest_profile.py), each of one store over one fabric"),
+    "gaps": (list, ("one per profile run (guest_profile.py), each of one store over one fabric")),
 }
 
 

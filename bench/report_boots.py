@@ -59,14 +59,14 @@ def table(runs, fabric, store):
     heads = [short(run["meta"]) for run in runs]
     head = (
         ["workload"]
-        + ["IOPS %s" % h for h in heads]
+        + [f"IOPS {h}" for h in heads]
         + ["IOPS, every boot"]
-        + ["CPU/IO %s" % h for h in heads]
+        + [f"CPU/IO {h}" for h in heads]
         + ["CPU/IO, every boot"]
     )
     out = [
-        "\n### %s over %s\n" % (STORE_TITLE[store], FABRIC_TITLE[fabric]),
-        "| %s |" % " | ".join(head),
+        f"\n### {STORE_TITLE[store]} over {FABRIC_TITLE[fabric]}\n",
+        "| {} |".format(" | ".join(head)),
         "|---|" + "---:|" * (len(head) - 1),
     ]
     leans = []
@@ -77,7 +77,7 @@ def table(runs, fabric, store):
         li, lc = lean(iops, "lower", "higher"), lean(cpu, "less", "more")
         leans.append((li, lc))
         cells = [w] + [num(x, "%.2f") for x in iops] + [li] + [num(x, "%.2f") for x in cpu] + [lc]
-        out.append("| %s |" % " | ".join(cells))
+        out.append("| {} |".format(" | ".join(cells)))
     return "\n".join(out) + "\n", leans
 
 
@@ -105,12 +105,10 @@ def render_boots(runs):
         raise SystemExit("report.py: a --boots run is over a fabric no other run measured")
     for f, got in by_fabric.items():
         if any(sides(run, f) != sides(got[0], f) for run in got):
-            raise SystemExit(
-                "report.py: the --boots runs over %s ran other sides" % FABRIC_TITLE[f]
-            )
+            raise SystemExit(f"report.py: the --boots runs over {FABRIC_TITLE[f]} ran other sides")
     m = runs[0]["meta"]
     dates = "\n".join(
-        "- %s: %s" % (FABRIC_TITLE[f], ", ".join(run["meta"]["date"] for run in got))
+        "- {}: {}".format(FABRIC_TITLE[f], ", ".join(run["meta"]["date"] for run in got))
         for f, got in by_fabric.items()
     )
     text = BOOTS.format(
@@ -118,7 +116,7 @@ def render_boots(runs):
         runtime=m["runtime_s"],
         kernel=m["kernel"],
         dates=dates,
-        args=" ".join("--boots RUN%d.json" % (i + 1) for i in range(len(runs))),
+        args=" ".join(f"--boots RUN{i + 1}.json" for i in range(len(runs))),
     )
     leans = []
     for fabric, got in by_fabric.items():
@@ -129,15 +127,9 @@ def render_boots(runs):
     iops = [li for li, _ in leans]
     cpu = [lc for _, lc in leans]
     text += (
-        "\nOf the %d points: IOPS lower than LIO's best in every boot at %d, "
-        "higher at %d; CPU per I/O more in every boot at %d, less at %d; "
+        f"\nOf the {len(leans)} points: IOPS lower than LIO's best in every boot at "
+        f"{iops.count('lower')}, higher at {iops.count('higher')}; CPU per I/O more in "
+        f"every boot at {cpu.count('more')}, less at {cpu.count('less')}; "
         "at the others, not beyond the noise the same way in every boot.\n"
-        % (
-            len(leans),
-            iops.count("lower"),
-            iops.count("higher"),
-            cpu.count("more"),
-            cpu.count("less"),
-        )
     )
     return text

@@ -39,8 +39,8 @@ def need_ours(runs, what):
     no figure of ours (guest_bench.py --side without ours)."""
     if any("ours" not in r for run in runs for r in run["results"]):
         raise SystemExit(
-            "report.py: a %s run has a point without ours "
-            "(guest_bench.py --side without ours?)" % what
+            f"report.py: a {what} run has a point without ours "
+            "(guest_bench.py --side without ours?)"
         )
 
 
@@ -49,4 +49,4 @@ def same_settings(runs, what):
     with different settings."""
     for key in SETTINGS:
         if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
-            raise SystemExit("report.py: the %s runs differ in %s" % (what, key))
+            raise SystemExit(f"report.py: the {what} runs differ in {key}")

@@ -33,7 +33,7 @@ def round_ratios(r, a, b):
         for rd in r.get("rounds", ())
         if rd.get(a, {}).get("iops") and rd.get(b, {}).get("iops")
     ]
-    return "%.2f-%.2f" % (min(got), max(got)) if got else "n/a"
+    return f"{min(got):.2f}-{max(got):.2f}" if got else "n/a"
 
 
 def table(rows, key, spec, title):
@@ -46,7 +46,11 @@ def table(rows, key, spec, title):
     with_rounds = key == "iops" and any("rounds" in r for r in rows)
     if with_rounds:
         head.append("ours-wb / async_io, each round")
-    out = ["\n### %s\n" % title, "| %s |" % " | ".join(head), "|---|" + "---:|" * (len(head) - 1)]
+    out = [
+        f"\n### {title}\n",
+        "| {} |".format(" | ".join(head)),
+        "|---|" + "---:|" * (len(head) - 1),
+    ]
     for r in rows:
         cells = [r["workload"]] + [num(r.get(who, {}).get(key), spec) for who in sides]
         cells += [
@@ -54,7 +58,7 @@ def table(rows, key, spec, title):
         ]
         if with_rounds:
             cells.append(round_ratios(r, "ours-wb", "lio-aio"))
-        out.append("| %s |" % " | ".join(cells))
+        out.append("| {} |".format(" | ".join(cells)))
     return "\n".join(out) + "\n"
 
 
@@ -65,8 +69,8 @@ def render_durability(data):
         raise SystemExit(
             "report.py: the durability run has points off the file store over tcm_loop"
         )
-    sides = " ".join("--side %s" % who for who in SIDES if who in rows[0])
-    only = " \\\n        ".join("--only %s" % r["workload"] for r in rows)
+    sides = " ".join(f"--side {who}" for who in SIDES if who in rows[0])
+    only = " \\\n        ".join("--only {}".format(r["workload"]) for r in rows)
     text = DURABILITY.format(
         date=m["date"],
         kernel=m["kernel"],

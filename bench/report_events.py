@@ -19,14 +19,13 @@ add the same on every side.
 def table(rows, store):
     sides = [who for who in ("ours", "lio", "lio-aio") if who in rows[0]]
     head = ["workload"] + [side_label(store, who) for who in sides]
-    out = ["| %s |" % " | ".join(head), "|---|" + "---:|" * len(sides)]
-    for r in rows:
-        out.append(
-            "| %s |"
-            % " | ".join(
-                [r["workload"]] + [num(r[who].get("ctxt_per_io"), "%.2f") for who in sides]
-            )
+    out = ["| {} |".format(" | ".join(head)), "|---|" + "---:|" * len(sides)]
+    out.extend(
+        "| {} |".format(
+            " | ".join([r["workload"]] + [num(r[who].get("ctxt_per_io"), "%.2f") for who in sides])
         )
+        for r in rows
+    )
     return "\n".join(out) + "\n"
 
 
@@ -39,5 +38,5 @@ def render_events(tables):
     if not tables:
         return ""
     return EVENTS + "".join(
-        "\n#### %s\n\n" % title + table(rows, store) for title, store, rows in tables
+        f"\n#### {title}\n\n" + table(rows, store) for title, store, rows in tables
     )

@@ -26,7 +26,8 @@ def _rest(fabric):
     rest = [("LIO core", "LIO core"), ("fabric", FABRIC_TEXT[fabric])]
     if fabric != "loop":
         rest.append(("initiator", "initiator"))
-    return rest + [
+    return [
+        *rest,
         ("xfs", "xfs"),
         ("kernel", "kernel, rest"),
         ("fio", "fio"),
@@ -36,7 +37,7 @@ def _rest(fabric):
 
 def _row(workload, side, s, rest):
     b = s["buckets"]
-    return "| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %s |" % (
+    return "| {} | {} | {:.0f} | {:.0f} | {:.1f} | {:.0f} | {:.0f} | {} |".format(
         workload,
         side,
         s["iops"],
@@ -44,12 +45,12 @@ def _row(workload, side, s, rest):
         b["backend"],
         s["under_backend_us_per_io"],
         s["under_target_us_per_io"],
-        " | ".join("%.0f" % b[c] for c, _ in rest),
+        " | ".join(f"{b[c]:.0f}" for c, _ in rest),
     )
 
 
 def _top(s, n):
-    return ", ".join("`%s` %.1f" % (t["sym"], t["us_per_io"]) for t in s["top"][:n])
+    return ", ".join("`{}` {:.1f}".format(t["sym"], t["us_per_io"]) for t in s["top"][:n])
 
 
 def profile_tables(data):
@@ -59,8 +60,8 @@ def profile_tables(data):
     rest = _rest(data["meta"].get("fabric", "loop"))
     store = data["meta"]["store"]
     text = (
-        "| workload | side | IOPS | busy | backend | under backend | under target | %s |\n"
-        "|---|---|%s\n" % (" | ".join(h for _, h in rest), "---:|" * (5 + len(rest)))
+        "| workload | side | IOPS | busy | backend | under backend | under target | {} |\n"
+        "|---|---|{}\n".format(" | ".join(h for _, h in rest), "---:|" * (5 + len(rest)))
     )
     sides = [w for w in LABEL if all(w in r for r in data["results"])]
     text += (
@@ -81,14 +82,14 @@ def profile_tables(data):
     if rows:
         funcs = list(rows[0][2])
         text += "\nTime through the named functions, µs per I/O:\n\n"
-        text += "| workload | side | %s |\n|---|---|%s\n" % (
-            " | ".join(funcs),
-            "---:|" * len(funcs),
+        text += "| workload | side | {} |\n|---|---|{}\n".format(
+            " | ".join(funcs), "---:|" * len(funcs)
         )
         text += (
             "\n".join(
-                "| %s | %s | %s |"
-                % (workload, side_label(store, w), " | ".join("%.1f" % t[f] for f in funcs))
+                "| {} | {} | {} |".format(
+                    workload, side_label(store, w), " | ".join(f"{t[f]:.1f}" for f in funcs)
+                )
                 for workload, w, t in rows
             )
             + "\n"
@@ -97,7 +98,7 @@ def profile_tables(data):
     for r in data["results"]:
         for w in sides:
             if "top" in r[w]:
-                text += "- %s, %s: %s\n" % (r["workload"], side_label(store, w), _top(r[w], 6))
+                text += "- {}, {}: {}\n".format(r["workload"], side_label(store, w), _top(r[w], 6))
     return text
 
 

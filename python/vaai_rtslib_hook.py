@@ -48,8 +48,8 @@ class _Loader:
         self._loader.exec_module(module)
         try:
             self._then(module)
-        except Exception as e:  # noqa: BLE001 - never break the import
-            _note("%s: %s" % (module.__name__, e))
+        except Exception as e:
+            _note(f"{module.__name__}: {e}")
 
 
 class _Finder:
@@ -78,16 +78,16 @@ class _Finder:
 
 
 def _note(what):
-    sys.stderr.write("vaai-rtslib hook: %s\n" % what)
+    sys.stderr.write(f"vaai-rtslib hook: {what}\n")
 
 
 def _rtslib_loaded(rtslib):
-    global _unavailable
+    global _unavailable  # noqa: PLW0603 - what every later check reports
     _guard(sys.modules["rtslib_fb.tcm"], rtslib.RTSRoot, rtslib.RTSLibError)
     try:
         import vaai.storage  # noqa: F401 - registers at import
-    except Exception as e:  # noqa: BLE001 - the guard stands in
-        _unavailable = "the vaai Python package cannot be loaded (%s)" % e
+    except Exception as e:
+        _unavailable = f"the vaai Python package cannot be loaded ({e})"
 
 
 def _targetcli_loaded(ui_backstore):
@@ -115,8 +115,8 @@ def _guard(tcm, root_cls, error_cls):
                 else "this rtslib-fb does not know the type"
             )
             raise UnknownBackstore(
-                "cannot read storage object %s/%s: %s; "
-                "nothing was changed" % (plugin, os.path.basename(path), why)
+                f"cannot read storage object {plugin}/{os.path.basename(path)}: {why}; "
+                "nothing was changed"
             )
         return so_from_path(cls, path)
 
@@ -140,7 +140,7 @@ def _one_line_on_exit(error_cls):
 
     def hook(kind, value, tb):
         if isinstance(value, error_cls):
-            sys.stderr.write("%s: %s\n" % (os.path.basename(sys.argv[0] or "python3"), value))
+            sys.stderr.write("{}: {}\n".format(os.path.basename(sys.argv[0] or "python3"), value))
             return
         excepthook(kind, value, tb)
 
@@ -155,5 +155,5 @@ def install():
         sys.meta_path.insert(
             0, _Finder({"rtslib_fb": _rtslib_loaded, "targetcli.ui_backstore": _targetcli_loaded})
         )
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         _note(str(e))

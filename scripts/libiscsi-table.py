@@ -16,20 +16,22 @@ SIDES = ("vaai-xfs", "fileio-xfs", "vaai-bdev", "iblock-bdev")
 def main(kver):
     runs = {}
     for side in SIDES:
-        path = "build/libiscsi/%s-%s.json" % (kver, side)
+        path = f"build/libiscsi/{kver}-{side}.json"
         if os.path.exists(path):
             with open(path) as f:
                 runs[side] = json.load(f)
     if not runs:
         sys.exit(
-            "no results for %s in build/libiscsi: %s" % (kver, glob.glob("build/libiscsi/*.json"))
+            "no results for {} in build/libiscsi: {}".format(
+                kver, glob.glob("build/libiscsi/*.json")
+            )
         )
     sides = [s for s in SIDES if s in runs]
     print("| side | passed | of |")
     print("|---|---|---|")
     for side in sides:
         res = runs[side]
-        print("| %s | %d | %d |" % (side, sum(v == "passed" for v in res.values()), len(res)))
+        print(f"| {side} | {sum(v == 'passed' for v in res.values())} | {len(res)} |")
     failing = sorted({t for res in runs.values() for t, v in res.items() if v != "passed"})
     print()
     print("| test | " + " | ".join(sides) + " |")
@@ -39,7 +41,7 @@ def main(kver):
             "pass" if runs[s].get(t) == "passed" else "-" if t not in runs[s] else "**fail**"
             for s in sides
         ]
-        print("| %s | %s |" % (t, " | ".join(cells)))
+        print("| {} | {} |".format(t, " | ".join(cells)))
 
 
 if __name__ == "__main__":

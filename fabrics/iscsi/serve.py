@@ -16,8 +16,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
-from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import export_iscsi, unexport  # noqa: E402
+from vaai import VaaiStorageObject
+from vaai.export import export_iscsi, unexport
 
 TARGET_IQN = "iqn.2026-11.org.vaai:serve"
 
@@ -37,7 +37,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("image")
     p.add_argument("--size", default="8G", help="size when IMAGE is created")
-    p.add_argument("--ip", default="0.0.0.0")
+    p.add_argument("--ip", default="0.0.0.0")  # noqa: S104 - a portal on every address
     p.add_argument("--initiator", action="append", default=[])
     args = p.parse_args()
 
@@ -48,22 +48,16 @@ def main():
     try:
         export_iscsi(so, TARGET_IQN, ip=args.ip, initiators=initiators)
         print(
-            "serving %s (%d bytes, %s) as %s LUN 0 on %s:3260 to %s"
-            % (
-                args.image,
-                so.size,
-                "existing" if exists else "new sparse file",
-                TARGET_IQN,
-                args.ip,
-                ", ".join(initiators) or "nobody",
-            )
+            f"serving {args.image} ({so.size} bytes, "
+            f"{'existing' if exists else 'new sparse file'}) as {TARGET_IQN} LUN 0 "
+            f"on {args.ip}:3260 to {', '.join(initiators) or 'nobody'}"
         )
         print(
-            "from the host:  iscsi-inq iscsi://127.0.0.1/%s/0   "
-            "(libiscsi-bin; -i IQN to pick the initiator name)" % TARGET_IQN,
+            f"from the host:  iscsi-inq iscsi://127.0.0.1/{TARGET_IQN}/0   "
+            "(libiscsi-bin; -i IQN to pick the initiator name)",
             flush=True,
         )
-        signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         signal.pause()
     except KeyboardInterrupt:
         pass

@@ -9,30 +9,31 @@ import subprocess
 from rtslib_fb import RTSRoot
 from rtslib_fb.utils import RTSLibError
 
+from . import profiles
 from .errors import VaaiError
 from .params import parse_size
-from . import profiles
 from .storage import MODULE, PLUGIN, VaaiStorageObject, store_bytes
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 # LIO keeps the unit serial number (VPD page 0x80) in INQUIRY_VPD_SERIAL_LEN
 # bytes, its terminating NUL included.
 SERIAL_MAX = 253
-SERIAL = re.compile(r"[\x21-\x7e]{1,%d}" % SERIAL_MAX)
+SERIAL = re.compile(rf"[\x21-\x7e]{{1,{SERIAL_MAX}}}")
 
 
 def load_module():
     """Load target_core_vaai (and with it LIO) unless it is loaded already."""
-    if os.path.isdir("/sys/module/%s" % MODULE):
+    if os.path.isdir(f"/sys/module/{MODULE}"):
         return
-    r = subprocess.run(["modprobe", MODULE], capture_output=True, text=True)
+    r = subprocess.run(["modprobe", MODULE], capture_output=True, text=True, check=False)
     if r.returncode != 0:
         raise VaaiError(
-            "cannot load the %s module (%s): install the "
+            "cannot load the {} module ({}): install the "
             "vaai-dkms package (with this kernel's headers), or "
             "run 'make install' in the source tree, or insmod "
-            "build/module/%s/%s.ko"
-            % (MODULE, r.stderr.strip() or "modprobe failed", os.uname().release, MODULE)
+            "build/module/{}/{}.ko".format(
+                MODULE, r.stderr.strip() or "modprobe failed", os.uname().release, MODULE
+            )
         )
 
 
@@ -43,8 +44,9 @@ def find(name):
         if so.name == name:
             return so
     raise VaaiError(
-        "no vaai backstore %r (there are: %s); see 'vaaictl list'"
-        % (name, ", ".join(sorted(so.name for so in objs)) or "none")
+        "no vaai backstore {!r} (there are: {}); see 'vaaictl list'".format(
+            name, ", ".join(sorted(so.name for so in objs)) or "none"
+        )
     )
 
 
@@ -52,14 +54,13 @@ def _check_free(name, path):
     for so in RTSRoot().storage_objects:
         if so.plugin == PLUGIN and so.name == name:
             raise VaaiError(
-                "backstore vaai/%s exists already; pick another name "
-                "or remove it with 'vaaictl delete %s'" % (name, name)
+                f"backstore vaai/{name} exists already; pick another name "
+                f"or remove it with 'vaaictl delete {name}'"
             )
         udev = getattr(so, "udev_path", None)
         if udev and os.path.exists(path) and os.path.exists(udev) and os.path.samefile(path, udev):
             raise VaaiError(
-                "%s is in use by backstore %s/%s; one store per "
-                "backstore" % (path, so.plugin, so.name)
+                f"{path} is in use by backstore {so.plugin}/{so.name}; one store per backstore"
             )
 
 
@@ -70,22 +71,22 @@ def create(
     sparse when size is given and it does not exist), set up per profile."""
     if not NAME.fullmatch(name or ""):
         raise VaaiError(
-            "backstore name %r: use up to 64 letters, digits, "
-            "'_', '.', ':' or '-', starting with a letter or digit" % (name,)
+            f"backstore name {name!r}: use up to 64 letters, digits, "
+            "'_', '.', ':' or '-', starting with a letter or digit"
         )
     if wwn is not None and not SERIAL.fullmatch(wwn):
         raise VaaiError(
-            "unit serial %r: use up to %d printable characters without "
-            "spaces (or leave --wwn out for a new UUID)" % (wwn, SERIAL_MAX)
+            f"unit serial {wwn!r}: use up to {SERIAL_MAX} printable characters without "
+            "spaces (or leave --wwn out for a new UUID)"
         )
     path = os.path.abspath(path)
     if size is not None:
         size = parse_size(size)
     if not os.path.exists(path):
         if size is None:
-            raise VaaiError("%s does not exist; give --size to create it as a sparse file" % path)
+            raise VaaiError(f"{path} does not exist; give --size to create it as a sparse file")
         if not os.path.isdir(os.path.dirname(path)):
-            raise VaaiError("directory %s does not exist" % os.path.dirname(path))
+            raise VaaiError(f"directory {os.path.dirname(path)} does not exist")
     profiles.validate(profile, block_size)
     load_module()
     _check_free(name, path)
@@ -100,7 +101,7 @@ def create(
             try:
                 so.set_attribute(attr, value)
             except RTSLibError as e:
-                raise VaaiError("cannot set %s=%s on vaai/%s: %s" % (attr, value, name, e)) from e
+                raise VaaiError(f"cannot set {attr}={value} on vaai/{name}: {e}") from e
     except BaseException:
         so.delete()
         if made_file and os.path.isfile(path):
@@ -117,13 +118,9 @@ def delete(name):
 
     so = find(name)
     luns = [
-        "%s %s LUN %d"
-        % (
-            lun.parent_tpg.parent_target.fabric_module.name,
-            lun.parent_tpg.parent_target.wwn,
-            lun.lun,
-        )
+        f"{target.fabric_module.name} {target.wwn} LUN {lun.lun}"
         for lun in so.attached_luns
+        for target in [lun.parent_tpg.parent_target]
     ]
     unexport(so)
     so.delete()
@@ -140,14 +137,13 @@ def resize(name, size=None):
         size = parse_size(size)
         if so.store != "file":
             raise VaaiError(
-                "vaai/%s is on the block device %s: grow the device "
+                f"vaai/{name} is on the block device {so.path_name}: grow the device "
                 "(lvextend, the array's own tool), then run 'vaaictl "
-                "resize %s' without a size" % (name, so.path_name, name)
+                f"resize {name}' without a size"
             )
         if size < before:
             raise VaaiError(
-                "vaai/%s holds %d bytes; a live LUN does not shrink "
-                "(%d asked)" % (name, before, size)
+                f"vaai/{name} holds {before} bytes; a live LUN does not shrink ({size} asked)"
             )
         if size > store_bytes(so.path_name):
             os.truncate(so.path_name, size)
@@ -170,13 +166,7 @@ def describe(so):
         "io_mode": attr("io_mode"),
         "wwn": so.wwn,
         "exports": [
-            "%s/%s/tpg%d/lun%d"
-            % (
-                lun.parent_tpg.parent_target.fabric_module.name,
-                lun.parent_tpg.parent_target.wwn,
-                lun.parent_tpg.tag,
-                lun.lun,
-            )
+            f"{lun.parent_tpg.parent_target.fabric_module.name}/{lun.parent_tpg.parent_target.wwn}/tpg{lun.parent_tpg.tag}/lun{lun.lun}"
             for lun in so.attached_luns
         ],
     }

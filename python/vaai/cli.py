@@ -18,6 +18,8 @@ from .errors import VaaiError
 from .params import chap_pair, fc_wwn, initiator_name, parse_size
 from .profiles import PROFILES
 
+KiB = 1024
+
 
 def _size(text):
     try:
@@ -32,7 +34,7 @@ def _seconds(text):
     except ValueError:
         value = 0
     if not value > 0:
-        raise argparse.ArgumentTypeError("%r is not a number of seconds above 0" % (text,))
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
     return value
 
 
@@ -51,7 +53,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with a refusal on one line instead of usage and error."""
 
     def error(self, message):
-        sys.stderr.write("%s: error: %s (see '%s --help')\n" % (self.prog, message, self.prog))
+        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
         sys.exit(2)
 
 
@@ -93,7 +95,7 @@ def parser():
     fab = e.add_subparsers(dest="fabric", metavar="FABRIC", required=True)
     i = fab.add_parser("iscsi", help="an iSCSI target portal group")
     i.add_argument("--iqn", type=_typed(initiator_name), help="target name (default: a new one)")
-    i.add_argument("--ip", default="0.0.0.0")
+    i.add_argument("--ip", default="0.0.0.0")  # noqa: S104 - a portal on every address
     i.add_argument("--port", type=int, default=3260)
     i.add_argument("--lun", type=int, default=0)
     i.add_argument(
@@ -161,32 +163,34 @@ def cmd_create(a):
         io_mode=a.io_mode,
     )
     print(
-        "created vaai/%s on %s (%d bytes, %s store, profile %s)"
-        % (so.name, so.path_name, so.size, so.store, a.profile)
+        f"created vaai/{so.name} on {so.path_name} ({so.size} bytes, {so.store} store, "
+        f"profile {a.profile})"
     )
 
 
 def cmd_resize(a):
     before, after = backstore.resize(a.name, a.size)
     if after == before:
-        print("vaai/%s: %d bytes, unchanged" % (a.name, after))
+        print(f"vaai/{a.name}: {after} bytes, unchanged")
     else:
         print(
-            "vaai/%s: %d -> %d bytes; the hosts are told (CAPACITY DATA HAS "
-            "CHANGED)" % (a.name, before, after)
+            f"vaai/{a.name}: {before} -> {after} bytes; the hosts are told (CAPACITY DATA HAS "
+            "CHANGED)"
         )
 
 
 def cmd_delete(a):
     luns = backstore.delete(a.name)
-    print("deleted vaai/%s%s" % (a.name, "; removed %s" % ", ".join(luns) if luns else ""))
+    print(
+        "deleted vaai/{}{}".format(a.name, "; removed {}".format(", ".join(luns)) if luns else "")
+    )
 
 
 def _human(n):
     for unit in ("", "K", "M", "G", "T", "P"):
-        if n < 1024 or unit == "P":
+        if n < KiB or unit == "P":
             return ("%d%s" if n == int(n) else "%.1f%s") % (n, unit)
-        n /= 1024.0
+        n /= KiB
 
 
 def cmd_list(a):
@@ -233,7 +237,7 @@ def cmd_export(a):
             mutual_chap=a.mutual_chap,
             profile=a.profile,
         )
-        where = "%s:%d" % (a.ip, a.port)
+        where = f"{a.ip}:{a.port}"
     elif a.fabric == "fc":
         lun = export.export_fc(so, a.wwpn, initiators=a.initiator, lun=a.lun, fabric=a.driver)
         where = a.driver
@@ -241,18 +245,12 @@ def cmd_export(a):
         lun = export.export_loopback(so, lun=a.lun)
         where = export.find_disk(so, driver="tcm_loopback")
     target = lun.parent_tpg.parent_target.wwn
-    print(
-        "exported vaai/%s as %s LUN %d (%s)%s"
-        % (
-            so.name,
-            target,
-            lun.lun,
-            where,
-            ""
-            if a.fabric == "loopback" or a.initiator
-            else "; no initiator mapped yet: add --initiator",
-        )
+    hint = (
+        ""
+        if a.fabric == "loopback" or a.initiator
+        else "; no initiator mapped yet: add --initiator"
     )
+    print(f"exported vaai/{so.name} as {target} LUN {lun.lun} ({where}){hint}")
 
 
 def cmd_unexport(a):
@@ -261,7 +259,7 @@ def cmd_unexport(a):
     so = backstore.find(a.name)
     n = len(list(so.attached_luns))
     export.unexport(so)
-    print("removed %d LUN%s of vaai/%s" % (n, "" if n == 1 else "s", so.name))
+    print(f"removed {n} LUN{('' if n == 1 else 's')} of vaai/{so.name}")
 
 
 def _stats_view(a, before, t0):
@@ -269,7 +267,7 @@ def _stats_view(a, before, t0):
     if a.names:
         unknown = sorted(set(a.names) - set(now))
         if unknown:
-            raise VaaiError("no vaai backstore %s; see 'vaaictl list'" % ", ".join(unknown))
+            raise VaaiError("no vaai backstore {}; see 'vaaictl list'".format(", ".join(unknown)))
     mbps = stats.rates(before, now, t1 - t0) if before is not None else None
     if a.prometheus:
         return stats.prometheus(now), now, t1
@@ -306,16 +304,16 @@ def cmd_exporter(a):
 
 
 def cmd_save(a):
-    print("saved to %s" % config.save(a.file))
+    print(f"saved to {config.save(a.file)}")
 
 
 def cmd_restore(a):
     backstore.load_module()
     n = config.restore(a.file, progress=lambda m: print(m, file=sys.stderr, flush=True))
     print(
-        "restored %d object%s from %s" % (n, "" if n == 1 else "s", a.file)
+        f"restored {n} object{('' if n == 1 else 's')} from {a.file}"
         if n
-        else "%s is restored already; nothing to do" % a.file
+        else f"{a.file} is restored already; nothing to do"
     )
 
 
@@ -340,7 +338,7 @@ def main(argv=None):
     try:
         return COMMANDS[args.cmd](args) or 0
     except (VaaiError, RTSLibError) as e:
-        print("vaaictl: error: %s" % e, file=sys.stderr)
+        print(f"vaaictl: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

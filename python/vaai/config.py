@@ -10,7 +10,7 @@ names each failure.  Anything else going wrong removes what this run made.
 """
 
 import copy
-import datetime
+import datetime as dt
 import glob
 import gzip
 import json
@@ -37,7 +37,7 @@ def save(path=SAVE_FILE):
     it (back_up())."""
     d = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(d):
-        raise VaaiError("directory %s does not exist" % d)
+        raise VaaiError(f"directory {d} does not exist")
     if os.path.abspath(path) == SAVE_FILE:
         back_up(path)
     RTSRoot().save_to_file(path)
@@ -59,12 +59,12 @@ def back_up(path, keep=MAX_BACKUPS, now=None):
         data = f.read()
     if old and _backup_data(old[-1]) == data:
         return None
-    stamp = (now or datetime.datetime.now()).strftime("%Y%m%d-%H:%M:%S")
-    made = os.path.join(backups, "saveconfig-%s-json.gz" % stamp)
+    stamp = (now or dt.datetime.now()).strftime("%Y%m%d-%H:%M:%S")
+    made = os.path.join(backups, f"saveconfig-{stamp}-json.gz")
     fd = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with gzip.open(os.fdopen(fd, "wb"), "wb") as out:
         out.write(data)
-    for stale in sorted(set(old + [made]))[:-keep]:
+    for stale in sorted({*old, made})[:-keep]:
         os.unlink(stale)
     return made
 
@@ -85,12 +85,12 @@ def load(path=SAVE_FILE):
         with open(path) as f:
             config = json.load(f)
     except FileNotFoundError:
-        raise VaaiError("%s does not exist; write one with 'vaaictl save'" % path) from None
+        raise VaaiError(f"{path} does not exist; write one with 'vaaictl save'") from None
     except ValueError as e:
-        raise VaaiError("%s is not a saveconfig.json file: %s" % (path, e)) from None
+        raise VaaiError(f"{path} is not a saveconfig.json file: {e}") from None
     problem = shape_problem(config)
     if problem:
-        raise VaaiError("%s is not a usable saveconfig.json file: %s" % (path, problem))
+        raise VaaiError(f"{path} is not a usable saveconfig.json file: {problem}")
     return config
 
 
@@ -110,18 +110,18 @@ _SHAPE = {
 def shape_problem(node, level="root", where="the file"):
     """What makes a saveconfig dict unusable, or None."""
     if not isinstance(node, dict):
-        return "%s is not a JSON object" % where
+        return f"{where} is not a JSON object"
     for key, required in _SHAPE.get(level, ()):
         items = node.get(key, [])
         if not isinstance(items, list):
-            return "%s: %r is not a list" % (where, key)
+            return f"{where}: {key!r} is not a list"
         for i, item in enumerate(items):
-            here = "%s %s[%d]" % (where, key, i)
+            here = f"{where} {key}[{i}]"
             if not isinstance(item, dict):
-                return "%s is not a JSON object" % here
+                return f"{here} is not a JSON object"
             for r in required:
                 if r not in item:
-                    return "%s has no %r" % (here, r)
+                    return f"{here} has no {r!r}"
             problem = shape_problem(item, key, here)
             if problem:
                 return problem
@@ -216,7 +216,7 @@ def conflicts(config, running):
         have = cur and (cur.get("dev") or cur.get("path"))
         if want and have and want != have:
             out.append(
-                "%s/%s is on %s here, %s in the file" % (so["plugin"], so["name"], have, want)
+                "{}/{} is on {} here, {} in the file".format(so["plugin"], so["name"], have, want)
             )
     run_luns = {
         (t["wwn"], tpg["tag"], lun["index"]): lun["storage_object"]
@@ -230,8 +230,8 @@ def conflicts(config, running):
                 cur = run_luns.get((t["wwn"], tpg["tag"], lun["index"]))
                 if cur and cur != lun["storage_object"]:
                     out.append(
-                        "%s tpg %d LUN %d is %s here, %s in the file"
-                        % (t["wwn"], tpg["tag"], lun["index"], cur, lun["storage_object"])
+                        f"{t['wwn']} tpg {tpg['tag']} LUN {lun['index']} is {cur} here, "
+                        f"{lun['storage_object']} in the file"
                     )
     return out
 
@@ -245,8 +245,9 @@ def restore(path=SAVE_FILE, progress=None):
     clash = conflicts(config, running)
     if clash:
         raise VaaiError(
-            "%s disagrees with the running configuration: %s; "
-            "remove those objects first" % (path, "; ".join(clash))
+            "{} disagrees with the running configuration: {}; remove those objects first".format(
+                path, "; ".join(clash)
+            )
         )
     todo = missing(config, running)
     steps = todo["storage_objects"] + todo["targets"]
@@ -256,42 +257,43 @@ def restore(path=SAVE_FILE, progress=None):
     for t in todo["targets"]:
         if t.get("fabric") not in fabrics:
             raise VaaiError(
-                "%s needs the %s fabric module, which is not loaded "
-                "(modprobe it first)" % (t["wwn"], t.get("fabric"))
+                "{} needs the {} fabric module, which is not loaded (modprobe it first)".format(
+                    t["wwn"], t.get("fabric")
+                )
             )
     errors = []
     try:
         for i, so in enumerate(todo["storage_objects"], 1):
-            _report(progress, i, len(steps), "backstore %s/%s" % _so_key(so))
+            _report(progress, i, len(steps), "backstore {}/{}".format(*_so_key(so)))
             _restore_so(so, errors.append)
         for fm in todo["fabric_modules"]:
             if fm.get("name") in fabrics:
                 fabrics[fm["name"]].setup(copy.deepcopy(fm), errors.append)
         for i, t in enumerate(todo["targets"], len(todo["storage_objects"]) + 1):
-            _report(progress, i, len(steps), "target %s" % t["wwn"])
+            _report(progress, i, len(steps), "target {}".format(t["wwn"]))
             Target.setup(
                 fabrics[t["fabric"]],
                 copy.deepcopy(t),
-                lambda m, wwn=t["wwn"]: errors.append("target %s: %s" % (wwn, m)),
+                lambda m, wwn=t["wwn"]: errors.append(f"target {wwn}: {m}"),
             )
     except BaseException:
         _undo(running)
         raise
     if errors:
-        raise VaaiError("%s is restored but for: %s" % (path, "; ".join(errors)))
+        raise VaaiError("{} is restored but for: {}".format(path, "; ".join(errors)))
     return len(steps)
 
 
 def _report(progress, i, n, what):
     if progress:
-        progress("restoring %d/%d: %s" % (i, n, what))
+        progress(f"restoring {i}/{n}: {what}")
 
 
 def _restore_so(so, err):
     """Make one saved storage object, with its attributes and ALUA groups."""
 
     def so_err(msg):
-        err("backstore %s/%s: %s" % (so["plugin"], so["name"], msg))
+        err("backstore {}/{}: {}".format(so["plugin"], so["name"], msg))
 
     try:
         cls = so_mapping[so["plugin"]]

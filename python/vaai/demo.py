@@ -1,7 +1,8 @@
 """The demo: one sparse-file vaai LUN, served over tcm_loop and over iSCSI
 on 127.0.0.1, checked with sg3_utils and a write/read round trip across the
 two fabrics, then every primitive: EXTENDED COPY, ODX token copy, WRITE
-SAME, UNMAP, GET LBA STATUS and COMPARE AND WRITE.  Runs where target_core_vaai is loaded (the VM: `make demo`).
+SAME, UNMAP, GET LBA STATUS and COMPARE AND WRITE.  Runs where
+target_core_vaai is loaded (the VM: `make demo`).
 
     python3 -m vaai.demo [--dir /run/vaai]
 """
@@ -23,13 +24,13 @@ MiB = 1 << 20
 
 
 def step(title):
-    print("\n== %s" % title, flush=True)
+    print(f"\n== {title}", flush=True)
 
 
 def run(*argv, show=True):
     out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     if show:
-        print("$ %s\n%s" % (" ".join(argv), out.rstrip()), flush=True)
+        print("$ {}\n{}".format(" ".join(argv), out.rstrip()), flush=True)
     return out
 
 
@@ -51,7 +52,8 @@ def read_direct(disk, offset, size):
         n = os.preadv(fd, [buf], offset)
     finally:
         os.close(fd)
-    assert n == size, "short read from %s" % disk
+    if n != size:
+        raise OSError(f"short read from {disk}")
     return bytes(buf)
 
 
@@ -62,13 +64,14 @@ def write_direct(disk, offset, data):
         os.fsync(fd)
     finally:
         os.close(fd)
-    assert n == len(data), "short write to %s" % disk
+    if n != len(data):
+        raise OSError(f"short write to {disk}")
 
 
 def show_counters(so, names):
     for name in names:
         with open(os.path.join(so.path, "attrib", "stats_" + name)) as f:
-            print("attrib/stats_%s = %s" % (name, f.read().strip()))
+            print(f"attrib/stats_{name} = {f.read().strip()}")
 
 
 def demo(workdir):
@@ -79,8 +82,8 @@ def demo(workdir):
     step("create a 1 GiB sparse-file vaai LUN (vaaictl create, ESXi profile)")
     so = backstore.create("demo", image, size=1 << 30)
     print(
-        "backstore vaai/%s: %s store, %d bytes, %d bytes allocated"
-        % (so.name, so.store, so.size, allocated(image))
+        f"backstore vaai/{so.name}: {so.store} store, {so.size} bytes, "
+        f"{allocated(image)} bytes allocated"
     )
 
     iscsi_iqn = None
@@ -88,19 +91,23 @@ def demo(workdir):
         step("export over tcm_loop and over iSCSI on 127.0.0.1:3260")
         export_loopback(so)
         loop_disk = find_disk(so, "tcm_loopback")
-        print("tcm_loop: %s" % loop_disk)
+        print(f"tcm_loop: {loop_disk}")
         run(INITIATOR, "start", show=False)
         initiator = run(INITIATOR, "name", show=False).strip()
         export_iscsi(so, TARGET_IQN, initiators=[initiator])
         run(INITIATOR, "login", TARGET_IQN, show=False)
         iscsi_iqn = TARGET_IQN
         iscsi_disk = find_disk(so, "iscsi_tcp")
-        print("iSCSI %s, initiator %s: %s" % (TARGET_IQN, initiator, iscsi_disk))
+        print(f"iSCSI {TARGET_IQN}, initiator {initiator}: {iscsi_disk}")
 
         for disk in (loop_disk, iscsi_disk):
-            step("sg_inq and sg_readcap on %s" % disk)
+            step(f"sg_inq and sg_readcap on {disk}")
             out = run("sg_inq", disk, show=False)
-            print("\n".join(l for l in out.splitlines() if "identification" in l or "3PC" in l))
+            print(
+                "\n".join(
+                    line for line in out.splitlines() if "identification" in line or "3PC" in line
+                )
+            )
             run("sg_readcap", "-l", disk)
 
         step("write 4 MiB over tcm_loop, read it back over iSCSI")
@@ -109,8 +116,7 @@ def demo(workdir):
         back = read_direct(iscsi_disk, 256 * MiB, len(data))
         same = hashlib.sha256(back).hexdigest() == hashlib.sha256(data).hexdigest()
         print(
-            "sha256 written %s\nsha256 read    %s\n%s"
-            % (
+            "sha256 written {}\nsha256 read    {}\n{}".format(
                 hashlib.sha256(data).hexdigest(),
                 hashlib.sha256(back).hexdigest(),
                 "round trip verified" if same else "ROUND TRIP MISMATCH",
@@ -118,21 +124,25 @@ def demo(workdir):
         )
         if not same:
             return 1
-        print("backing file: %d bytes allocated of %d" % (allocated(image), so.size))
+        print(f"backing file: {allocated(image)} bytes allocated of {so.size}")
 
         step("full copy over iSCSI: EXTENDED COPY of those 4 MiB within the LUN")
         out = run("sg_vpd", "-p", "tpc", iscsi_disk, show=False)
         print(
-            "\n".join(l for l in out.splitlines() if "xtended copy" in l or "descriptor count" in l)
+            "\n".join(
+                line
+                for line in out.splitlines()
+                if "xtended copy" in line or "descriptor count" in line
+            )
         )
         run(
             "sg_xcopy",
             "if=" + iscsi_disk,
             "of=" + iscsi_disk,
             "bs=512",
-            "skip=%d" % (256 * MiB // 512),
-            "seek=%d" % (512 * MiB // 512),
-            "count=%d" % (4 * MiB // 512),
+            f"skip={256 * MiB // 512}",
+            f"seek={512 * MiB // 512}",
+            f"count={4 * MiB // 512}",
         )
         copied = read_direct(loop_disk, 512 * MiB, len(data)) == data
         print("copy read back over tcm_loop: %s" % ("verified" if copied else "MISMATCH"))
@@ -142,10 +152,8 @@ def demo(workdir):
 
         step("token copy (ODX) over iSCSI: POPULATE TOKEN, WRITE USING TOKEN")
         token = odx.populate_token(iscsi_disk, [(256 * MiB // 512, 4 * MiB // 512)])
-        print(
-            "token of 4 MiB: ROD type 0x%08x, %d bytes"
-            % (int.from_bytes(token[0:4], "big"), len(token))
-        )
+        rod_type = int.from_bytes(token[0:4], "big")
+        print(f"token of 4 MiB: ROD type 0x{rod_type:08x}, {len(token)} bytes")
         odx.write_using_token(iscsi_disk, token, [(768 * MiB // 512, 4 * MiB // 512)])
         odx_copied = read_direct(loop_disk, 768 * MiB, len(data)) == data
         print("copy read back over tcm_loop: %s" % ("verified" if odx_copied else "MISMATCH"))
@@ -155,16 +163,16 @@ def demo(workdir):
 
         step("thin provisioning over iSCSI: VPD, WRITE SAME, UNMAP, GET LBA STATUS")
         out = run("sg_vpd", "-p", "lbpv", iscsi_disk, show=False)
-        print("\n".join(l for l in out.splitlines() if "LBP" in l))
+        print("\n".join(line for line in out.splitlines() if "LBP" in line))
         lba = 256 * MiB // 512
-        run("sg_write_same", "--16", "--lba=%d" % lba, "--num=2048", iscsi_disk)
+        run("sg_write_same", "--16", f"--lba={lba}", "--num=2048", iscsi_disk)
         zeroed = read_direct(loop_disk, 256 * MiB, MiB) == bytes(MiB)
         print("1 MiB zeroed with one WRITE SAME(16): %s" % ("verified" if zeroed else "NOT ZERO"))
-        run("sg_unmap", "--force", "--lba=%d" % (lba + 2048), "--num=6144", iscsi_disk)
+        run("sg_unmap", "--force", f"--lba={lba + 2048}", "--num=6144", iscsi_disk)
         unmapped = read_direct(loop_disk, 257 * MiB, 3 * MiB) == bytes(3 * MiB)
         print("3 MiB unmapped: reads back zeros: %s" % ("verified" if unmapped else "NO"))
-        run("sg_get_lba_status", "--lba=%d" % lba, iscsi_disk)
-        print("backing file: %d bytes allocated" % allocated(image))
+        run("sg_get_lba_status", f"--lba={lba}", iscsi_disk)
+        print(f"backing file: {allocated(image)} bytes allocated")
         if not (zeroed and unmapped):
             return 1
 
@@ -177,7 +185,7 @@ def demo(workdir):
             f.write(block + new)
         run(
             "sg_compare_and_write",
-            "--in=%s" % match,
+            f"--in={match}",
             "--lba=0",
             "--num=1",
             "--xferlen=1024",
@@ -188,7 +196,7 @@ def demo(workdir):
         p = subprocess.run(
             [
                 "sg_compare_and_write",
-                "--in=%s" % match,
+                f"--in={match}",
                 "--lba=0",
                 "--num=1",
                 "--xferlen=1024",
@@ -196,10 +204,12 @@ def demo(workdir):
             ],
             capture_output=True,
             text=True,
+            check=False,
         )
         print(
-            "the same CAW again (the block changed): %s"
-            % (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+            "the same CAW again (the block changed): {}".format(
+                (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+            )
         )
         unchanged = read_direct(loop_disk, 0, 512) == new
         print("miscompare wrote nothing: %s" % ("verified" if unchanged else "NO"))

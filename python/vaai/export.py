@@ -1,5 +1,6 @@
 """Exporting a storage object over LIO's fabrics through rtslib-fb."""
 
+import contextlib
 import glob
 import os
 import re
@@ -17,7 +18,7 @@ def _fabric(name):
     try:
         return FabricModule(name)
     except RTSLibError as e:
-        raise VaaiError("fabric %s is not available: %s" % (name, e)) from e
+        raise VaaiError(f"fabric {name} is not available: {e}") from e
 
 
 def export_loopback(so, lun=0, wwn=None):
@@ -90,7 +91,7 @@ def export_iscsi(
             tpg.set_attribute("authentication", "1" if chap else "0")
         tpg.enable = True
     except RTSLibError as e:
-        raise _rolled_back(created, e, "%s over iSCSI on %s:%d" % (so.name, ip, port))
+        raise _rolled_back(created, e, f"{so.name} over iSCSI on {ip}:{port}")
     return tpg_lun
 
 
@@ -105,8 +106,9 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
     on failure, what this call created is removed again."""
     if fabric not in FC_FABRICS:
         raise VaaiError(
-            "fabric %r is not a Fibre Channel fabric; use one of %s"
-            % (fabric, ", ".join(FC_FABRICS))
+            "fabric {!r} is not a Fibre Channel fabric; use one of {}".format(
+                fabric, ", ".join(FC_FABRICS)
+            )
         )
     wwpn = fc_wwn(wwpn)
     initiators = [fc_wwn(i) for i in initiators]
@@ -114,8 +116,9 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
     ports = set(getattr(fm, "wwns", None) or ())
     if wwpn not in ports:
         raise VaaiError(
-            "no %s port %s on this machine (ports: %s)"
-            % (fabric, wwpn, ", ".join(sorted(ports)) or "none")
+            "no {} port {} on this machine (ports: {})".format(
+                fabric, wwpn, ", ".join(sorted(ports)) or "none"
+            )
         )
     created = []
     try:
@@ -131,7 +134,7 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
         for name in initiators:
             _mapped(created, tpg, name, lun, tpg_lun)
     except RTSLibError as e:
-        raise _rolled_back(created, e, "%s on %s port %s" % (so.name, fabric, wwpn))
+        raise _rolled_back(created, e, f"{so.name} on {fabric} port {wwpn}")
     return tpg_lun
 
 
@@ -158,8 +161,8 @@ def _lun(created, tpg, index, so):
     have = tpg_lun.storage_object
     if (have.plugin, have.name) != (so.plugin, so.name):
         raise VaaiError(
-            "LUN %d of %s is %s/%s already; pick another LUN"
-            % (index, tpg.parent_target.wwn, have.plugin, have.name)
+            f"LUN {index} of {tpg.parent_target.wwn} is {have.plugin}/{have.name} already; "
+            "pick another LUN"
         )
     return tpg_lun
 
@@ -181,7 +184,7 @@ def _rolled_back(created, e, what):
     _undo(created)
     if isinstance(e, VaaiError):
         return e
-    err = VaaiError("cannot export %s: %s" % (what, e))
+    err = VaaiError(f"cannot export {what}: {e}")
     err.__cause__ = e
     return err
 
@@ -190,10 +193,8 @@ def _undo(created):
     """Delete what this call created, newest first (a deleted parent takes
     its children with it)."""
     for obj in reversed(created):
-        try:
+        with contextlib.suppress(RTSLibError):
             obj.delete()
-        except RTSLibError:
-            pass
 
 
 def unexport(so):
@@ -207,20 +208,20 @@ def unexport(so):
 
 def _scsi_driver(block):
     """The SCSI host driver behind /sys/block/sdX (tcm_loopback, iscsi_tcp, ...)."""
-    hctl = os.path.basename(os.path.realpath("/sys/block/%s/device" % block))
+    hctl = os.path.basename(os.path.realpath(f"/sys/block/{block}/device"))
     host = hctl.split(":")[0]
-    with open("/sys/class/scsi_host/host%s/proc_name" % host) as f:
+    with open(f"/sys/class/scsi_host/host{host}/proc_name") as f:
         return f.read().strip()
 
 
 def _iscsi_session(block, attr):
     """targetname or initiatorname of the iSCSI session /sys/block/sdX
     hangs off, or None."""
-    m = re.search(r"/(session\d+)/", os.path.realpath("/sys/block/%s/device" % block))
+    m = re.search(r"/(session\d+)/", os.path.realpath(f"/sys/block/{block}/device"))
     if not m:
         return None
     try:
-        with open("/sys/class/iscsi_session/%s/%s" % (m.group(1), attr)) as f:
+        with open(f"/sys/class/iscsi_session/{m.group(1)}/{attr}") as f:
             return f.read().strip()
     except OSError:
         return None
@@ -252,13 +253,14 @@ def find_disk(so, driver=None, timeout=20.0, target=None, initiator=None):
                 pass
         if time.monotonic() > deadline:
             raise VaaiError(
-                "no SCSI disk with serial %s appeared%s"
-                % (so.wwn, " over " + driver if driver else "")
+                "no SCSI disk with serial {} appeared{}".format(
+                    so.wwn, " over " + driver if driver else ""
+                )
             )
         time.sleep(0.2)
 
 
 def sg_of(disk):
     """/dev/sgN of a /dev/sdX."""
-    base = "/sys/block/%s/device/scsi_generic" % os.path.basename(disk)
+    base = f"/sys/block/{os.path.basename(disk)}/device/scsi_generic"
     return "/dev/" + os.listdir(base)[0]

@@ -25,12 +25,15 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+PORT_MAX = 65535
+
+
 def parse_listen(text):
     """(host, port) from 'ADDR:PORT', '[v6]:PORT' or ':PORT'."""
     host, sep, port = str(text).rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise VaaiError("listen address %r: give ADDR:PORT, e.g. 0.0.0.0:9737" % (text,))
-    return host.strip("[]") or "0.0.0.0", int(port)
+    if not sep or not port.isdigit() or not 0 < int(port) <= PORT_MAX:
+        raise VaaiError(f"listen address {text!r}: give ADDR:PORT, e.g. 0.0.0.0:9737")
+    return host.strip("[]") or "0.0.0.0", int(port)  # noqa: S104 - as node_exporter
 
 
 def serve(listen):
@@ -38,7 +41,7 @@ def serve(listen):
     try:
         httpd = ThreadingHTTPServer((host, port), _Handler)
     except OSError as e:
-        raise VaaiError("cannot listen on %s: %s" % (listen, e.strerror)) from e
-    print("serving VAAI counters on http://%s:%d/metrics" % (host, port), flush=True)
+        raise VaaiError(f"cannot listen on {listen}: {e.strerror}") from e
+    print(f"serving VAAI counters on http://{host}:{port}/metrics", flush=True)
     with httpd:
         httpd.serve_forever()

@@ -24,7 +24,7 @@ class OdxError(VaaiError):
     def __init__(self, what, reply):
         self.reply = reply
         super().__init__(
-            "%s: status 0x%02x, sense %s" % (what, reply.status, reply.sense.hex() or "none")
+            "{}: status 0x{:02x}, sense {}".format(what, reply.status, reply.sense.hex() or "none")
         )
 
 

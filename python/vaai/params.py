@@ -19,25 +19,25 @@ def parse_size(text):
         m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", str(text))
         if not m:
             raise VaaiError(
-                "size %r is not a number of bytes with an optional "
-                "K, M, G or T suffix (e.g. 64M, 10G)" % (text,)
+                f"size {text!r} is not a number of bytes with an optional "
+                "K, M, G or T suffix (e.g. 64M, 10G)"
             )
         size = int(float(m.group(1)) * _SUFFIXES[m.group(2).lower()])
     if size < MIN_BLOCK:
-        raise VaaiError("size %s is smaller than one %d-byte block" % (text, MIN_BLOCK))
+        raise VaaiError(f"size {text} is smaller than one {MIN_BLOCK}-byte block")
     return size
 
 
 def control_string(path, size=None, readonly=False):
     """The line written to the device's `control` file."""
     if not path or not str(path).startswith("/"):
-        raise VaaiError("path %r must be absolute" % (path,))
+        raise VaaiError(f"path {path!r} must be absolute")
     if any(c in str(path) for c in ",\n="):
-        raise VaaiError("path %r may not contain ',', '=' or a newline" % (path,))
-    fields = ["path=%s" % path]
+        raise VaaiError(f"path {path!r} may not contain ',', '=' or a newline")
+    fields = [f"path={path}"]
     if size is not None:
-        fields.append("size=%d" % parse_size(size))
-    fields.append("readonly=%d" % bool(readonly))
+        fields.append(f"size={parse_size(size)}")
+    fields.append(f"readonly={bool(readonly):d}")
     return ",".join(fields)
 
 
@@ -74,13 +74,12 @@ def fc_wwn(text):
         )
     ):
         raise VaaiError(
-            "%r is not a Fibre Channel WWPN: give 16 hex digits, e.g. "
-            "20:00:00:25:b5:00:00:0f or naa.20000025b500000f" % (text,)
+            f"{text!r} is not a Fibre Channel WWPN: give 16 hex digits, e.g. "
+            "20:00:00:25:b5:00:00:0f or naa.20000025b500000f"
         )
     if digits[0] not in "125":
         raise VaaiError(
-            "WWPN %s: an FC port name starts with NAA type 1, 2 or 5 "
-            "(its first hex digit)" % (text,)
+            f"WWPN {text}: an FC port name starts with NAA type 1, 2 or 5 (its first hex digit)"
         )
     return "naa." + digits
 
@@ -94,9 +93,9 @@ def initiator_name(text, fabric="iscsi"):
         return normalize_wwn(("iqn", "naa", "eui"), str(text).strip())[0]
     except RTSLibError:
         raise VaaiError(
-            "%r is not an iSCSI name: give an IQN such as "
+            f"{text!r} is not an iSCSI name: give an IQN such as "
             "iqn.1998-01.com.vmware:esxi01-4c2f1b7e (see the host's "
-            "Storage Adapters page), or an eui. or naa. name" % (text,)
+            "Storage Adapters page), or an eui. or naa. name"
         ) from None
 
 
@@ -108,11 +107,10 @@ def chap_pair(text):
     (Microsoft's wants 12 to 16 characters); 12 is the floor they share."""
     user, sep, secret = str(text).partition(":")
     if not sep or not user or not secret:
-        raise VaaiError("CHAP credentials %r: give them as USER:SECRET" % (text,))
+        raise VaaiError(f"CHAP credentials {text!r}: give them as USER:SECRET")
     if len(secret) < CHAP_MIN_SECRET:
         raise VaaiError(
-            "CHAP secret for %s is %d characters; use at least %d "
-            "(initiators such as Microsoft's refuse shorter ones)"
-            % (user, len(secret), CHAP_MIN_SECRET)
+            f"CHAP secret for {user} is {len(secret)} characters; use at least "
+            f"{CHAP_MIN_SECRET} (initiators such as Microsoft's refuse shorter ones)"
         )
     return user, secret

@@ -28,7 +28,7 @@ def device_nonrot(major, minor, sysfs="/sys"):
     """is_nonrot for the block device major:minor (major 0: no device)."""
     if major == 0:
         return 1  # tmpfs, overlay on RAM: no device
-    node = os.path.realpath(os.path.join(sysfs, "dev", "block", "%d:%d" % (major, minor)))
+    node = os.path.realpath(os.path.join(sysfs, "dev", "block", f"{major}:{minor}"))
     for d in (node, os.path.dirname(node)):  # a partition: its disk's queue
         try:
             with open(os.path.join(d, "queue", "rotational")) as f:
@@ -41,9 +41,9 @@ def device_nonrot(major, minor, sysfs="/sys"):
 def validate(profile, block_size=None):
     """VaaiError unless profile and block size are ones we offer."""
     if profile not in PROFILES:
-        raise VaaiError("unknown profile %r; use one of: %s" % (profile, ", ".join(PROFILES)))
+        raise VaaiError("unknown profile {!r}; use one of: {}".format(profile, ", ".join(PROFILES)))
     if block_size is not None and str(block_size) not in ("512", "4096"):
-        raise VaaiError("block size %s: use 512 or 4096" % (block_size,))
+        raise VaaiError(f"block size {block_size}: use 512 or 4096")
 
 
 def attributes(profile, path, block_size=None, can_unmap=True, sysfs="/sys"):

@@ -113,7 +113,7 @@ def table(counters, mbps=None):
         row = [name] + [str(c[key]) for key, col in COUNTERS if col]
         if mbps is not None:
             r = mbps.get(name)
-            row += ["%.1f" % r[col] if r else "-" for col, _ in RATES]
+            row += [f"{r[col]:.1f}" if r else "-" for col, _ in RATES]
         rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = [
@@ -145,9 +145,9 @@ def prometheus(counters):
     out = []
     for key in keys:
         gauge = key in GAUGES
-        metric = "vaai_%s%s" % (key, "" if gauge else "_total")
-        out.append("# HELP %s %s" % (metric, HELP[key]))
-        out.append("# TYPE %s %s" % (metric, "gauge" if gauge else "counter"))
+        metric = "vaai_{}{}".format(key, "" if gauge else "_total")
+        out.append(f"# HELP {metric} {HELP[key]}")
+        out.append("# TYPE {} {}".format(metric, "gauge" if gauge else "counter"))
         for name, c in sorted(counters.items()):
-            out.append('%s{backstore="%s"} %d' % (metric, _label(name), c[key]))
+            out.append(f'{metric}{{backstore="{_label(name)}"}} {c[key]}')
     return "\n".join(out) + "\n"

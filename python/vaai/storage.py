@@ -47,11 +47,11 @@ class VaaiStorageObject(tcm.StorageObject):
         self, name, path=None, size=None, readonly=False, wwn=None, index=None, min_size=None
     ):
         if not os.path.isdir("/sys/kernel/config/target/core") or not os.path.isdir(
-            "/sys/module/%s" % MODULE
+            f"/sys/module/{MODULE}"
         ):
             raise VaaiError(
-                "the %s module is not loaded: run 'modprobe %s' "
-                "(or insmod build/module/%s/%s.ko)" % (MODULE, MODULE, os.uname().release, MODULE)
+                f"the {MODULE} module is not loaded: run 'modprobe {MODULE}' "
+                f"(or insmod build/module/{os.uname().release}/{MODULE}.ko)"
             )
         if path is None:
             super().__init__(name, "lookup", index)
@@ -78,9 +78,9 @@ class VaaiStorageObject(tcm.StorageObject):
                 self._set_udev_path(path)
                 self._enable()
             except OSError as e:
+                why = os.strerror(e.errno or errno.EIO)
                 raise VaaiError(
-                    "cannot create vaai/%s on %s: %s (%s)"
-                    % (self.name, path, klog.why(e), os.strerror(e.errno or errno.EIO))
+                    f"cannot create vaai/{self.name} on {path}: {klog.why(e)} ({why})"
                 ) from e
         super()._configure(wwn)
 
@@ -94,7 +94,7 @@ class VaaiStorageObject(tcm.StorageObject):
                 self._control("resize=1")
             except OSError as e:
                 raise VaaiError(
-                    "cannot resize vaai/%s: %s" % (self.name, klog.why(e, naming=path))
+                    f"cannot resize vaai/{self.name}: {klog.why(e, naming=path)}"
                 ) from e
 
     def set_attribute(self, attribute, value):
@@ -107,7 +107,7 @@ class VaaiStorageObject(tcm.StorageObject):
                 super().set_attribute("optimal_sectors", hw_max)
 
     def _info(self):
-        return parse_info(fread("%s/info" % self.path))
+        return parse_info(fread(f"{self.path}/info"))
 
     @property
     def path_name(self):
@@ -148,23 +148,23 @@ def _check_saved_store(name, path, min_size):
         have = store_bytes(path)
     except FileNotFoundError:
         raise VaaiError(
-            "vaai/%s: %s does not exist (a restore does not create a "
-            "store: mount or attach what holds it, then restore again)" % (name, path)
+            f"vaai/{name}: {path} does not exist (a restore does not create a "
+            "store: mount or attach what holds it, then restore again)"
         ) from None
     except OSError as e:
-        raise VaaiError("vaai/%s: cannot open %s: %s" % (name, path, e.strerror)) from e
+        raise VaaiError(f"vaai/{name}: cannot open {path}: {e.strerror}") from e
     if have < min_size:
         raise VaaiError(
-            "vaai/%s: %s holds %d bytes, fewer than the %d saved; a "
+            f"vaai/{name}: {path} holds {have} bytes, fewer than the {min_size} saved; a "
             "store that shrank is not restored (the LUN would lose "
-            "blocks the hosts wrote)" % (name, path, have, min_size)
+            "blocks the hosts wrote)"
         )
 
 
 def _register():
     """Make rtslib-fb know the plugin (its two registries), once."""
     tcm.so_mapping.setdefault(PLUGIN, VaaiStorageObject)
-    tcm.bs_params.setdefault(VaaiStorageObject, dict(name=PLUGIN))
+    tcm.bs_params.setdefault(VaaiStorageObject, {"name": PLUGIN})
 
 
 _register()

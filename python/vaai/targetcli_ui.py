@@ -39,8 +39,7 @@ def install(ub=None):
         def summary(self):
             so = self.rtsnode
             return (
-                "%s (%s) %s%s %s"
-                % (
+                "{} ({}) {}{} {}".format(
                     so.path_name,
                     ub.bytes_to_human(so.size),
                     "ro " if so.readonly else "",
@@ -87,13 +86,14 @@ def install(ub=None):
             except VaaiError as e:
                 raise ExecutionError(str(e))
             ui_so = UIVaaiStorageObject(so, self)
+            size = ub.bytes_to_human(so.size)
             self.shell.log.info(
-                "Created vaai %s on %s (%s, %s store)."
-                % (name, so.path_name, ub.bytes_to_human(so.size), so.store)
+                f"Created vaai {name} on {so.path_name} ({size}, {so.store} store)."
             )
             return self.new_node(ui_so)
 
-        def ui_complete_create(self, parameters, text, current_param):
+        # configshell's completion interface: parameters is not needed here
+        def ui_complete_create(self, parameters, text, current_param):  # noqa: ARG002
             if current_param != "file_or_dev":
                 return []
             found = ub.complete_path(text, lambda m: stat.S_ISREG(m) or stat.S_ISBLK(m))
@@ -129,10 +129,10 @@ def install(ub=None):
 def run(args):
     """Run targetcli (with args, as its command line) with the vaai node."""
     if not os.path.exists(TARGETCLI):
-        raise VaaiError("%s not found: install targetcli-fb" % TARGETCLI)
+        raise VaaiError(f"{TARGETCLI} not found: install targetcli-fb")
     backstore.load_module()
     install()
-    sys.argv = [TARGETCLI] + list(args)
+    sys.argv = [TARGETCLI, *list(args)]
     try:
         runpy.run_path(TARGETCLI, run_name="__main__")
     except SystemExit as e:

@@ -4,8 +4,8 @@
 Each seed is the input layout its fuzz_<target>.c describes, around what
 real initiators send: sg_unmap's and ESXi's (VMFS-6, 1 MiB units) UNMAP
 lists, sg_xcopy's and ESXi's EXTENDED COPY lists, Windows' token copy (ODX)
-lists, the CDBs of ATS, zeroing and GET LBA STATUS, and MISCOMPARE sense.  Run it again after changing a
-layout: it rewrites the directory.
+lists, the CDBs of ATS, zeroing and GET LBA STATUS, and MISCOMPARE sense.
+Run it again after changing a layout: it rewrites the directory.
 """
 
 import os

@@ -72,11 +72,11 @@ class Command:
         return len(self.data_out) if self.data_out is not None else 0
 
     def __str__(self):
-        out = "%s cdb=%s" % (self.kind, self.cdb.hex())
+        out = f"{self.kind} cdb={self.cdb.hex()}"
         if self.data_out is not None:
-            out += " data_out=%d bytes %s" % (len(self.data_out), self.data_out[:64].hex())
+            out += f" data_out={len(self.data_out)} bytes {(self.data_out[:64].hex())}"
         if self.data_in_len:
-            out += " data_in=%d" % self.data_in_len
+            out += f" data_in={self.data_in_len}"
         return out
 
 
@@ -383,7 +383,7 @@ class Generator:
             cmd = self.random_cdb()
         elif cmd.data_out and self.rng.random() < 0.1:
             cmd = self.turned_around(cmd)
-        self.history = (self.history + [cmd])[-64:]
+        self.history = ([*self.history, cmd])[-64:]
         return cmd
 
 
@@ -392,9 +392,9 @@ def check_answer(cmd, res):
     CONDITION with well-formed sense of an expected key whose field pointer
     lands inside the CDB or the parameter list; never a transport error."""
     if res.host_status or res.driver_status & ~DRIVER_SENSE:
-        return "transport error host_status=0x%x driver_status=0x%x" % (
-            res.host_status,
-            res.driver_status,
+        return (
+            f"transport error host_status=0x{res.host_status:x} "
+            f"driver_status=0x{res.driver_status:x}"
         )
     if res.status == CONDITION_MET and cmd.cdb[0] in PREFETCH:
         return None
@@ -403,17 +403,17 @@ def check_answer(cmd, res):
             return "more data than asked for"
         return None
     if res.status != CHECK_CONDITION:
-        return "status 0x%02x" % res.status
+        return f"status 0x{res.status:02x}"
     return check_sense(cmd, res.sense)
 
 
 def check_sense(cmd, b):
     if len(b) < 8:
-        return "sense of %d bytes" % len(b)
+        return f"sense of {len(b)} bytes"
     code = b[0] & 0x7F
     if code in (0x70, 0x71):
         if b[7] + 8 > len(b) or b[7] < 10:
-            return "fixed sense with ADDITIONAL SENSE LENGTH %d in %d bytes" % (b[7], len(b))
+            return f"fixed sense with ADDITIONAL SENSE LENGTH {b[7]} in {len(b)} bytes"
         key, asc, sks = b[2] & 0x0F, b[12], b[15:18]
     elif code in (0x72, 0x73):
         key, asc, sks = b[1] & 0x0F, b[2], b""
@@ -422,27 +422,21 @@ def check_sense(cmd, b):
             return "descriptor sense longer than what came"
         while pos < end:
             if pos + 2 > end or pos + 2 + b[pos + 1] > end:
-                return "descriptor at %d runs past the sense" % pos
+                return f"descriptor at {pos} runs past the sense"
             if b[pos] == 0x02:
                 sks = b[pos + 4 : pos + 7]
             pos += 2 + b[pos + 1]
     else:
-        return "sense response code 0x%02x" % code
+        return f"sense response code 0x{code:02x}"
     if key not in ALLOWED_KEYS:
-        return "sense key 0x%x (asc 0x%02x ascq 0x%02x)" % (
-            key,
-            asc,
-            b[13] if code < 0x72 else b[3],
-        )
+        return f"sense key 0x{key:x} (asc 0x{asc:02x} ascq 0x{b[13] if code < 0x72 else b[3]:02x})"
     if key == 0x05 and not asc:
         return "ILLEGAL REQUEST without an additional sense code"
     if key == 0x05 and len(sks) == 3 and sks[0] & 0x80:
         field = struct.unpack(">H", sks[1:3])[0]
         limit = len(cmd.cdb) if sks[0] & 0x40 else cmd.param_len
         if field >= limit:
-            return "field pointer %d (C/D=%d) past the %d bytes sent" % (
-                field,
-                bool(sks[0] & 0x40),
-                limit,
+            return (
+                f"field pointer {field} (C/D={bool(sks[0] & 0x40):d}) past the {limit} bytes sent"
             )
     return None

@@ -24,24 +24,13 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from rtslib_fb import RTSRoot  # noqa: E402
-from rtslib_fb.utils import RTSLibNotInCFS  # noqa: E402
+from rtslib_fb import RTSRoot
+from rtslib_fb.utils import RTSLibNotInCFS
+from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
+from vaai import VaaiStorageObject
+from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport
 
-import fabrics  # noqa: E402
-from scsi import (
-    clear_unit_attention,
-    expect_good,
-    read_blocks,  # noqa: E402
-    write_blocks,
-)
-from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import (
-    export_iscsi,
-    export_loopback,
-    find_disk,
-    sg_of,  # noqa: E402
-    unexport,
-)
+import fabrics
 
 SCRATCH = os.environ.get("VAAI_SCRATCH", "/run/vaai")
 STORES = ("file", "bdev")
@@ -51,11 +40,9 @@ _names = itertools.count()
 
 def sh(*argv, check=True):
     """Run a command; its stdout as text."""
-    p = subprocess.run(argv, capture_output=True, text=True)
+    p = subprocess.run(argv, capture_output=True, text=True, check=False)
     if check and p.returncode:
-        raise AssertionError(
-            "%s failed (%d): %s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr)
-        )
+        raise AssertionError(f"{' '.join(argv)} failed ({p.returncode}): {p.stdout}{p.stderr}")
     return p.stdout
 
 
@@ -106,7 +93,7 @@ def cached_bytes(path):
     return int(out.split()[0])
 
 
-MODULE = os.environ.get("VAAI_MODULE", "build/module/%s/target_core_vaai.ko" % os.uname().release)
+MODULE = os.environ.get("VAAI_MODULE", f"build/module/{os.uname().release}/target_core_vaai.ko")
 
 
 def module_loaded():
@@ -155,7 +142,7 @@ class Backing:
 
     def __init__(self, store, size, fill=None, precreate=False, where=SCRATCH):
         n = next(_names)
-        self.image = os.path.join(where, "img%d" % n)
+        self.image = os.path.join(where, f"img{n}")
         self.loop = None
         self.precreated = store == "bdev" or precreate or fill is not None
         if self.precreated:
@@ -182,7 +169,7 @@ def pytest_runtest_setup(item):
     traced to the test that was running."""
     try:
         with open("/dev/kmsg", "w") as kmsg:
-            kmsg.write("vaai-test: %s\n" % item.nodeid)
+            kmsg.write(f"vaai-test: {item.nodeid}\n")
     except OSError:
         pass
 
@@ -222,7 +209,7 @@ def pytest_generate_tests(metafunc):
         ("store", "fabric"),
         combos,
         indirect=True,
-        ids=["%s-%s" % c if c[1] != "loop" else c[0] for c in combos],
+        ids=["{}-{}".format(*c) if c[1] != "loop" else c[0] for c in combos],
     )
 
 
@@ -259,9 +246,18 @@ def xfs_scratch():
         sh("umount", mnt)
         sh("xfs_repair", "-n", loop)
     finally:
-        subprocess.run(["umount", mnt], capture_output=True)
+        subprocess.run(["umount", mnt], capture_output=True, check=False)
         sh("losetup", "-d", loop)
         os.unlink(image)
+
+
+def current(so):
+    """so looked up again by name (a test may have restored it anew), or
+    None where it is gone."""
+    try:
+        return VaaiStorageObject(so.name)
+    except RTSLibNotInCFS:
+        return None
 
 
 @pytest.fixture
@@ -280,7 +276,7 @@ def make_lun(store, fabric, request):
         backing = Backing(store, size, fill, precreate=readonly, where=where)
         made.append((None, backing, None, None))
         so = VaaiStorageObject(
-            "t%d" % next(_names),
+            f"t{next(_names)}",
             path=backing.path,
             size=None if backing.precreated else size,
             readonly=readonly,
@@ -290,7 +286,9 @@ def make_lun(store, fabric, request):
             so.set_attribute("block_size", block_size)
         via = fabrics.get("loop") if own_nexus else fabric
         if beside is None and not own_nexus and via.name != "loop":
-            beside = next((l for _, _, _, l in reversed(made) if l and l.fabric is via), None)
+            beside = next(
+                (line for _, _, _, line in reversed(made) if line and line.fabric is via), None
+            )
         disk = export_beside(so, beside) if beside else via.export(so)
         lun = Lun(so, backing, block_size, via, disk)
         if beside:
@@ -300,13 +298,8 @@ def make_lun(store, fabric, request):
         return lun
 
     yield make
-    for so, backing, via, lun in reversed(made):
-        if so is not None:
-            # looked up again by name: a test may have restored it anew
-            try:
-                so = VaaiStorageObject(so.name)
-            except RTSLibNotInCFS:
-                so = None
+    for made_so, backing, via, lun in reversed(made):
+        so = current(made_so) if made_so is not None else None
         if so is not None:
             if via is not None:
                 via.unexport(so, lun.disk if lun else None)
@@ -332,11 +325,7 @@ def exported():
         return so, sg_of(find_disk(so, "tcm_loopback"))
 
     yield export
-    for so in made:
-        try:
-            so = VaaiStorageObject(so.name)
-        except RTSLibNotInCFS:
-            continue
+    for so in filter(None, map(current, made)):
         unexport(so)
         so.delete()
 
@@ -365,7 +354,7 @@ def over_iscsi():
         return sg_of(find_disk(lun.so, "iscsi_tcp", target=ISCSI_IQN))
 
     yield attach
-    for lun in logged_in:
+    for _lun in logged_in:
         sh(INITIATOR, "logout", ISCSI_IQN)
 
 
@@ -410,6 +399,6 @@ def small_fs(tmp_path):
     mnt.mkdir()
     sh("mount", loop, str(mnt))
     yield loop, str(mnt)
-    subprocess.run(["umount", str(mnt)])
+    subprocess.run(["umount", str(mnt)], check=False)
     sh("losetup", "-d", loop)
     os.unlink(image)

@@ -9,7 +9,6 @@ import traceback
 
 from rtslib_fb import RTSRoot
 from rtslib_fb.tcm import bs_cache
-
 from vaai import cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,12 +32,16 @@ def vaaictl(*args, check=True, env=None, own_process=False):
         e = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
         e.update(env or {})
         p = subprocess.run(
-            [sys.executable, "-m", "vaai"] + argv, capture_output=True, text=True, env=e
+            [sys.executable, "-m", "vaai", *argv],
+            capture_output=True,
+            text=True,
+            env=e,
+            check=False,
         )
         rc, out, err = p.returncode, p.stdout, p.stderr
     bs_cache.clear()
     if check and rc:
-        raise AssertionError("vaaictl %s failed (%d): %s%s" % (" ".join(argv), rc, out, err))
+        raise AssertionError(f"vaaictl {' '.join(argv)} failed ({rc}): {out}{err}")
     return rc, out, err
 
 
@@ -57,7 +60,7 @@ def _in_process(argv):
             else:
                 print(e.code, file=sys.stderr)
                 rc = 1
-        except Exception:  # noqa: BLE001 - what a process would print
+        except Exception:
             traceback.print_exc()
             rc = 1
     return rc, out.getvalue(), err.getvalue()

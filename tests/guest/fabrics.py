@@ -18,7 +18,6 @@ import subprocess
 import time
 
 from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
-
 from vaai.export import export_loopback, find_disk, unexport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,17 +28,15 @@ ALL = ("loop", "iscsi", "fc")
 
 
 def sh(*argv):
-    p = subprocess.run(argv, capture_output=True, text=True)
+    p = subprocess.run(argv, capture_output=True, text=True, check=False)
     if p.returncode:
-        raise AssertionError(
-            "%s failed (%d): %s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr)
-        )
+        raise AssertionError(f"{' '.join(argv)} failed ({p.returncode}): {p.stdout}{p.stderr}")
     return p.stdout.strip()
 
 
 def delete_disk(disk):
     """Take /dev/sdX away on the initiator side."""
-    path = "/sys/block/%s/device/delete" % os.path.basename(disk)
+    path = f"/sys/block/{os.path.basename(disk)}/device/delete"
     if os.path.exists(path):
         with open(path, "w") as f:
             f.write("1")
@@ -109,7 +106,7 @@ class Iscsi(_Shared):
         sh("iscsiadm", "-m", "session", "-R")
 
     def close(self):
-        subprocess.run([INITIATOR, "logout", self.IQN], capture_output=True)
+        subprocess.run([INITIATOR, "logout", self.IQN], capture_output=True, check=False)
         self.target.delete()
 
 
@@ -131,7 +128,7 @@ class Fc(_Shared):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for roles in glob.glob(
-                "/sys/class/fc_remote_ports/rport-%s:*/roles" % self.host.replace("host", "")
+                "/sys/class/fc_remote_ports/rport-{}:*/roles".format(self.host.replace("host", ""))
             ):
                 with open(roles) as f:
                     if "FCP Target" in f.read():
@@ -140,12 +137,12 @@ class Fc(_Shared):
         raise AssertionError("the tcm_fc port never showed up as an FCP target")
 
     def rescan(self):
-        with open("/sys/class/scsi_host/%s/scan" % self.host, "w") as f:
+        with open(f"/sys/class/scsi_host/{self.host}/scan", "w") as f:
             f.write("- - -")
 
     def close(self):
         self.target.delete()
-        subprocess.run([FC_TOPOLOGY, "down"], capture_output=True)
+        subprocess.run([FC_TOPOLOGY, "down"], capture_output=True, check=False)
 
 
 class TwoHosts:
@@ -175,9 +172,11 @@ class TwoHosts:
 
     def _initiator(self, op, host, check=True):
         env = dict(os.environ, ISCSI_IFACE=self.B_IFACE) if host == "B" else None
-        p = subprocess.run([INITIATOR, op, self.IQN], env=env, capture_output=True, text=True)
+        p = subprocess.run(
+            [INITIATOR, op, self.IQN], env=env, capture_output=True, text=True, check=False
+        )
         if check and p.returncode:
-            raise AssertionError("%s as host %s failed: %s" % (op, host, p.stderr))
+            raise AssertionError(f"{op} as host {host} failed: {p.stderr}")
 
     def map(self, so, host, readonly=False):
         if so.name not in self.luns:
@@ -217,7 +216,8 @@ def selected():
     unknown = set(names) - set(ALL)
     if unknown:
         raise ValueError(
-            "VAAI_FABRICS: unknown fabric(s) %s; pick from %s"
-            % (", ".join(sorted(unknown)), ", ".join(ALL))
+            "VAAI_FABRICS: unknown fabric(s) {}; pick from {}".format(
+                ", ".join(sorted(unknown)), ", ".join(ALL)
+            )
         )
     return names

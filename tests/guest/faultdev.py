@@ -22,7 +22,7 @@ class FaultDev:
         self.path = "/dev/mapper/" + self.name
 
     def linear(self):
-        return "0 %d linear %s 0" % (self.sectors, self.loop)
+        return f"0 {self.sectors} linear {self.loop} 0"
 
     def swap(self, table):
         sh("dmsetup", "load", self.name, "--table", table)
@@ -30,7 +30,7 @@ class FaultDev:
         sh("dmsetup", "resume", self.name)
 
     def fail(self):
-        self.swap("0 %d error" % self.sectors)
+        self.swap(f"0 {self.sectors} error")
 
     def mend(self):
         self.swap(self.linear())

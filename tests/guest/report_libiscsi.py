@@ -10,10 +10,9 @@ import json
 import os
 
 import pytest
-from rtslib_fb import BlockStorageObject, FileIOStorageObject
-
-from conftest import SCRATCH, MiB, Backing
+from conftest import SCRATCH, Backing, MiB
 from libiscsi import suite_on
+from rtslib_fb import BlockStorageObject, FileIOStorageObject
 from vaai import VaaiStorageObject
 from vaai.export import unexport
 
@@ -42,13 +41,13 @@ def test_report(backend, kind, request, tmp_path):
     where = request.getfixturevalue("xfs_scratch") if kind == "xfs" else SCRATCH
     backing = Backing(kind, SIZE, where=where, precreate=backend == "fileio")
     so = make_so(backend, backing)
-    side = "%s-%s" % (backend, kind)
+    side = f"{backend}-{kind}"
     os.makedirs(OUT, exist_ok=True)
     try:
-        results = suite_on(so, "demo", tmp_path, "%s/%s-%s.txt" % (OUT, os.uname().release, side))
+        results = suite_on(so, "demo", tmp_path, f"{OUT}/{os.uname().release}-{side}.txt")
     finally:
         unexport(so)
         so.delete()
         backing.remove()
-    with open("%s/%s-%s.json" % (OUT, os.uname().release, side), "w") as f:
+    with open(f"{OUT}/{os.uname().release}-{side}.json", "w") as f:
         json.dump(results, f, indent=1, sort_keys=True)

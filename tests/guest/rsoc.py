@@ -29,9 +29,9 @@ def report_all(dev, rctd=False):
     out, pos = {}, 4
     while pos < len(d):
         op, sa, flags, cdb_len = struct.unpack(">BxHxBH", d[pos : pos + 8])
-        assert bool(flags & 0x02) == rctd, "CTDP of %02x" % op
+        assert bool(flags & 0x02) == rctd, f"CTDP of {op:02x}"
         key = (op, sa if flags & 0x01 else None)
-        assert key not in out, "%s listed twice" % (key,)
+        assert key not in out, f"{key} listed twice"
         tmo = None
         if rctd:
             tmo = timeouts(d[pos + 8 : pos + 20])

@@ -26,12 +26,7 @@ class Sense:
     csi: int = None  # COMMAND-SPECIFIC INFORMATION (fixed: always there)
 
     def __str__(self):
-        return "key=0x%x asc=0x%02x ascq=0x%02x info=%s" % (
-            self.key,
-            self.asc,
-            self.ascq,
-            self.info,
-        )
+        return f"key=0x{self.key:x} asc=0x{self.asc:02x} ascq=0x{self.ascq:02x} info={self.info}"
 
 
 @dataclass
@@ -46,9 +41,9 @@ class Result:
         return decode_sense(self.sense)
 
     def __str__(self):
-        s = "status=0x%02x" % self.status
+        s = f"status=0x{self.status:02x}"
         if self.sense:
-            s += " sense(%s) raw=%s" % (self.decoded(), self.sense.hex())
+            s += f" sense({self.decoded()}) raw={self.sense.hex()}"
         return s
 
 
@@ -77,7 +72,7 @@ def decode_sense(b):
                 s.sks = bytes(b[pos + 4 : pos + 7])
             pos += 2 + dlen
         return s
-    raise AssertionError("unknown sense response code 0x%02x: %s" % (code, b.hex()))
+    raise AssertionError(f"unknown sense response code 0x{code:02x}: {b.hex()}")
 
 
 def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000, page_offset=None):
@@ -85,17 +80,17 @@ def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000, page_offset=
 
 
 def expect_good(res):
-    assert res.host_status == 0, "transport error: %s" % res
-    assert res.status == GOOD, "expected GOOD, got %s" % res
+    assert res.host_status == 0, f"transport error: {res}"
+    assert res.status == GOOD, f"expected GOOD, got {res}"
     return res
 
 
 def expect_sense(res, key, asc, ascq):
     """CHECK CONDITION with exactly this sense key and ASC/ASCQ."""
-    assert res.status == CHECK_CONDITION, "expected CHECK CONDITION, got %s" % res
+    assert res.status == CHECK_CONDITION, f"expected CHECK CONDITION, got {res}"
     s = res.decoded()
     assert (s.key, s.asc, s.ascq) == (key, asc, ascq), (
-        "expected key=0x%x asc=0x%02x ascq=0x%02x, got %s" % (key, asc, ascq, res)
+        f"expected key=0x{key:x} asc=0x{asc:02x} ascq=0x{ascq:02x}, got {res}"
     )
     return s
 
@@ -174,8 +169,8 @@ def clear_unit_attention(dev, tries=5):
         res = sg_io(dev, bytes(6))
         if res.status == GOOD:
             return
-        assert res.decoded().key == UNIT_ATTENTION, "TEST UNIT READY: %s" % res
-    raise AssertionError("unit attention did not clear after %d tries" % tries)
+        assert res.decoded().key == UNIT_ATTENTION, f"TEST UNIT READY: {res}"
+    raise AssertionError(f"unit attention did not clear after {tries} tries")
 
 
 def cdb_write_same16(lba, nblocks, unmap=False, ndob=False, anchor=False, flags=0):
@@ -245,7 +240,7 @@ def naa_of(dev):
         if assoc_type & 0x3F == 0x03:  # association LU, designator type NAA
             return bytes(d[pos + 4 : pos + 4 + length])
         pos += 4 + length
-    raise AssertionError("no NAA designator in VPD 0x83 of %s" % dev)
+    raise AssertionError(f"no NAA designator in VPD 0x83 of {dev}")
 
 
 def cscd_e4(naa, block_size, pdt=0, code=0xE4):
@@ -319,8 +314,8 @@ def receive_copy_results(dev, sa, list_id=0, alloc_len=1024):
 
 def field_pointer(sense):
     """(byte, bit or None) of a parameter-list field pointer (C/D = 0)."""
-    assert sense.sks and sense.sks[0] & 0x80, "no field pointer: %s" % sense
-    assert not sense.sks[0] & 0x40, "field pointer names the CDB: %s" % sense
+    assert sense.sks and sense.sks[0] & 0x80, f"no field pointer: {sense}"
+    assert not sense.sks[0] & 0x40, f"field pointer names the CDB: {sense}"
     bit = sense.sks[0] & 0x7 if sense.sks[0] & 0x08 else None
     return struct.unpack(">H", sense.sks[1:3])[0], bit
 
@@ -440,15 +435,12 @@ def parse_rrti(d):
     """A whole RECEIVE ROD TOKEN INFORMATION answer (SPC-4 6.19.2).  Lengths
     come from the answer's own header (over FC the rest reads as zeros)."""
     end = 4 + struct.unpack(">I", d[0:4])[0]
-    assert end <= len(d), "AVAILABLE DATA %d past the %d bytes received" % (end - 4, len(d))
+    assert end <= len(d), f"AVAILABLE DATA {end - 4} past the {len(d)} bytes received"
     field_len, sense_len = d[13], d[14]
     assert sense_len <= field_len
     off = 32 + field_len
     rtdl = struct.unpack(">I", d[off : off + 4])[0]
-    assert off + 4 + rtdl == end, "ROD TOKEN DESCRIPTORS LENGTH %d, AVAILABLE DATA %d" % (
-        rtdl,
-        end - 4,
-    )
+    assert off + 4 + rtdl == end, f"ROD TOKEN DESCRIPTORS LENGTH {rtdl}, AVAILABLE DATA {end - 4}"
     assert d[6:8] == bytes(2) and d[24:26] == bytes(2), d[:32].hex()
     token = bytes(d[off + 6 : off + 6 + ROD_TOKEN_LEN]) if rtdl else None
     return RodTokenInfo(

@@ -23,7 +23,7 @@ def read(path=HEADER):
         text = f.read()
     codes = {name: (int(asc, 16), int(ascq, 16)) for name, asc, ascq in _ENTRY.findall(text)}
     if len(codes) != text.count("\tX("):
-        raise ValueError("%s: an X(...) line this reader does not parse" % path)
+        raise ValueError(f"{path}: an X(...) line this reader does not parse")
     return codes
 
 

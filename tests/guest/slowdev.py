@@ -23,13 +23,13 @@ DELAY_MS = 5
 class ZeroLun:
     def __init__(self, name, beside=None):
         self.dms = ["vaai_zero_" + name, "vaai_slow_" + name]
-        sh("dmsetup", "create", self.dms[0], "--table", "0 %d zero" % (SIZE // 512))
+        sh("dmsetup", "create", self.dms[0], "--table", f"0 {SIZE // 512} zero")
         sh(
             "dmsetup",
             "create",
             self.dms[1],
             "--table",
-            "0 %d delay /dev/mapper/%s 0 %d" % (SIZE // 512, self.dms[0], DELAY_MS),
+            f"0 {SIZE // 512} delay /dev/mapper/{self.dms[0]} 0 {DELAY_MS}",
         )
         self.so = VaaiStorageObject(name, path="/dev/mapper/" + self.dms[1])
         self.so.set_attribute("block_size", BS)
@@ -85,7 +85,7 @@ def iscsi_session(*luns):
     try:
         yield [IscsiSide(sg_of(find_disk(z.so, "iscsi_tcp", target=ISCSI_IQN))) for z in luns], made
     finally:
-        subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True)
+        subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True, check=False)
 
 
 def in_background(send, settle=2):
@@ -105,5 +105,5 @@ def in_background(send, settle=2):
 
 def ended_soon_after(th, out, t, what):
     th.join(30)
-    assert not th.is_alive(), "the command outlived %s by 30 s" % what
-    assert out["end"] - t < 5, "command ended %.1f s after %s" % (out["end"] - t, what)
+    assert not th.is_alive(), f"the command outlived {what} by 30 s"
+    assert out["end"] - t < 5, "command ended {:.1f} s after {}".format(out["end"] - t, what)

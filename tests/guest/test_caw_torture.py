@@ -8,7 +8,6 @@ import struct
 import threading
 
 import pytest
-
 from scsi import CHECK_CONDITION, GOOD, MISCOMPARE, compare_and_write, read_blocks, write_blocks
 
 # also on a file on XFS: the direct I/O path
@@ -38,7 +37,7 @@ def incrementer(sg, lba, times, counts, errors):
         if res.status == GOOD:
             done += 1
         elif res.status != CHECK_CONDITION or res.decoded().key != MISCOMPARE:
-            errors.append("CAW on %d: %s" % (lba, res))
+            errors.append(f"CAW on {lba}: {res}")
     counts.append((lba, done))
 
 
@@ -48,14 +47,14 @@ def writer(sgs, stop, last, errors):
         for k, lba in enumerate(NEIGHBOURS):
             data = bytes([(i + k) % 256]) * 512
             if write_blocks(sgs[k % 2], lba, data, 512).status != GOOD:
-                errors.append("write to %d failed" % lba)
+                errors.append(f"write to {lba} failed")
             last[lba] = data
         i += 1
 
 
 def test_counters_across_tcm_loop_and_iscsi(lun, over_iscsi):
     sgs = [lun.sg, over_iscsi(lun)]
-    for lba in [SHARED] + PRIVATE:
+    for lba in [SHARED, *PRIVATE]:
         assert write_blocks(sgs[0], lba, block(0), 512).status == GOOD
     counts, errors, last = [], [], {}
     stop = threading.Event()
@@ -83,6 +82,6 @@ def test_counters_across_tcm_loop_and_iscsi(lun, over_iscsi):
     assert expected[SHARED] == 8 * 15
     for lba, n in expected.items():
         for sg in sgs:
-            assert value(sg, lba) == block(n), "counter at %d" % lba
+            assert value(sg, lba) == block(n), f"counter at {lba}"
     for lba, data in last.items():
-        assert value(sgs[0], lba) == data, "neighbour %d" % lba
+        assert value(sgs[0], lba) == data, f"neighbour {lba}"

@@ -6,7 +6,6 @@ import os
 import threading
 
 import pytest
-
 from conftest import MiB, read, sh, write
 from scsi import (
     DATA_PROTECT,
@@ -18,7 +17,6 @@ from scsi import (
     expect_sense,
     sg_io,
 )
-from thin import stat
 from sense_codes import (
     INVALID_FIELD_IN_CDB,
     INVALID_FIELD_IN_COMMAND_IU,
@@ -26,6 +24,7 @@ from sense_codes import (
     MISCOMPARE_DURING_VERIFY,
     WRITE_PROTECTED,
 )
+from thin import stat
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ import errno
 import os
 
 import pytest
-
 from conftest import SCRATCH
 from vaai import VaaiError, VaaiStorageObject
 
@@ -45,7 +44,7 @@ def enable_errno(dev, control):
         ("path=relative/file,size=1048576", errno.EINVAL),
         ("path=/x,size=100", errno.EINVAL),
         ("path=/x,size=12kb", errno.EINVAL),
-        ("path=/x,size=%d" % 2**63, errno.EFBIG),
+        (f"path=/x,size={2**63}", errno.EFBIG),
         ("path=/x,readonly=2", errno.EINVAL),
     ],
 )
@@ -59,12 +58,12 @@ def test_enable_without_path_is_refused(raw_dev):
 
 def test_missing_file_without_size_is_refused_and_not_created(raw_dev):
     path = os.path.join(SCRATCH, "absent.img")
-    assert enable_errno(raw_dev, "path=%s" % path) == errno.ENOENT
+    assert enable_errno(raw_dev, f"path={path}") == errno.ENOENT
     assert not os.path.exists(path)
 
 
 def test_directory_is_refused(raw_dev):
-    assert enable_errno(raw_dev, "path=%s" % SCRATCH) == errno.EISDIR
+    assert enable_errno(raw_dev, f"path={SCRATCH}") == errno.EISDIR
 
 
 def test_char_device_is_refused(raw_dev):
@@ -76,7 +75,7 @@ def test_size_not_matching_an_existing_file_is_refused(raw_dev):
     with open(path, "wb") as f:
         f.truncate(1 << 20)
     try:
-        assert enable_errno(raw_dev, "path=%s,size=%d" % (path, 2 << 20)) == errno.EINVAL
+        assert enable_errno(raw_dev, f"path={path},size={2 << 20}") == errno.EINVAL
         assert os.path.getsize(path) == 1 << 20
     finally:
         os.unlink(path)
@@ -84,12 +83,12 @@ def test_size_not_matching_an_existing_file_is_refused(raw_dev):
 
 def test_size_the_file_system_cannot_hold_is_refused_and_file_removed(raw_dev, small_fs):
     path = os.path.join(small_fs[1], "big.img")
-    assert enable_errno(raw_dev, "path=%s,size=%d" % (path, 64 << 30)) == errno.EFBIG
+    assert enable_errno(raw_dev, f"path={path},size={64 << 30}") == errno.EFBIG
     assert not os.path.exists(path)
 
 
 def test_block_device_in_use_is_refused(raw_dev, small_fs):
-    assert enable_errno(raw_dev, "path=%s" % small_fs[0]) == errno.EBUSY
+    assert enable_errno(raw_dev, f"path={small_fs[0]}") == errno.EBUSY
 
 
 def test_parameters_are_fixed_once_enabled(make_lun):

@@ -5,7 +5,6 @@ import os
 import struct
 
 import pytest
-
 from conftest import MiB, export_beside, sh
 from scsi import (
     DATA_PROTECT,
@@ -22,10 +21,9 @@ from scsi import (
     xcopy,
     xcopy_list,
 )
-from vaai import VaaiStorageObject
 from sense_codes import INVALID_FIELD_IN_CDB, SPACE_ALLOCATION_FAILED
+from vaai import VaaiStorageObject
 from vaai.export import sg_of
-
 
 COPY_STATUS, OP_PARAMS, FAILED_SEGMENTS = 0x00, 0x03, 0x04
 HOLD, NO_HOLD = 0, 2

@@ -18,7 +18,6 @@ import os
 import struct
 
 import pytest
-
 from scsi import (
     ILLEGAL_REQUEST,
     cdb_compare_and_write,

@@ -7,7 +7,6 @@ import os
 import struct
 
 import pytest
-
 from rsoc import report_one
 from scsi import (
     ILLEGAL_REQUEST,

@@ -16,7 +16,6 @@ import subprocess
 import time
 
 import pytest
-
 from conftest import MiB, sh, unload_and_reload
 from faultdev import FaultDev
 from scsi import (
@@ -88,7 +87,7 @@ def every_primitive_fails(sg, write_cache=False):
 
 @pytest.mark.parametrize("write_cache", [False, True], ids=["wc-off", "wc-on"])
 def test_bdev_acknowledged_writes_survive_a_failing_device(fault_dev, exported, write_cache):
-    so, sg = exported("recbd", fault_dev.path, write_cache=write_cache)
+    _so, sg = exported("recbd", fault_dev.path, write_cache=write_cache)
     acked = acknowledge(sg, write_cache)
     fault_dev.fail()
     every_primitive_fails(sg, write_cache)
@@ -128,7 +127,7 @@ def test_file_acknowledged_writes_survive_a_failing_device(xfs_on_fault_dev, exp
     with open(image, "rb") as f:
         for lba, data in acked.items():
             f.seek(lba * BS)
-            assert f.read(len(data)) == data, "acknowledged write at LBA %d lost" % lba
+            assert f.read(len(data)) == data, f"acknowledged write at LBA {lba} lost"
 
 
 def test_device_that_disappears_fails_commands_and_lets_the_lun_go(fault_dev, exported):
@@ -142,11 +141,13 @@ def test_device_that_disappears_fails_commands_and_lets_the_lun_go(fault_dev, ex
     so.delete()
     # the LUN let go of it: device-mapper has removed it
     for _ in range(50):
-        if subprocess.run(["dmsetup", "info", fault_dev.name], capture_output=True).returncode:
+        if subprocess.run(
+            ["dmsetup", "info", fault_dev.name], capture_output=True, check=False
+        ).returncode:
             break
         time.sleep(0.1)
     else:
-        raise AssertionError("%s still there after the LUN went" % fault_dev.name)
+        raise AssertionError(f"{fault_dev.name} still there after the LUN went")
 
 
 def test_module_unloads_after_device_faults():

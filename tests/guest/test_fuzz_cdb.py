@@ -1,8 +1,8 @@
 """Random and mutated CDBs and parameter lists against a vaai LUN for a
 bounded time (VAAI_FUZZ_SECONDS per store, 40 by default; VAAI_FUZZ_SEED
 repeats a run).  Every answer is GOOD, CONDITION MET (PRE-FETCH) or CHECK
-CONDITION with well-formed sense of an expected key (cdbfuzz.check_answer), the kernel log stays free
-of warnings, and what no command may reach is unchanged: a LUN beside the
+CONDITION with well-formed sense of an expected key (cdbfuzz.check_answer),
+the kernel log stays free of warnings, and what no command may reach is unchanged: a LUN beside the
 fuzzed one in its I_T nexus, a LUN in another target whose NAA the fuzzer
 does use in EXTENDED COPY, and the size of the fuzzed LUN's backing file.
 The LUN still reads back what is written to it afterwards.
@@ -18,9 +18,8 @@ import random
 import re
 import time
 
-import pytest
-
 import cdbfuzz
+import pytest
 from conftest import MiB
 from scsi import clear_unit_attention, expect_good, naa_of, read_blocks, sg_io, write_blocks
 
@@ -83,11 +82,11 @@ def fuzz(lun, gen, deadline, summary):
             summary["refused by SG_IO"] += 1
             continue
         why = cdbfuzz.check_answer(cmd, res)
-        assert why is None, "%s: %s\n  answer: %s" % (why, cmd, res)
+        assert why is None, f"{why}: {cmd}\n  answer: {res}"
         if res.status:
             s = res.decoded()  # CONDITION MET, BUSY and the like: none
             summary["answers"][
-                "%x/%02x/%02x" % (s.key, s.asc, s.ascq) if s else "status 0x%02x" % res.status
+                f"{s.key:x}/{s.asc:02x}/{s.ascq:02x}" if s else f"status 0x{res.status:02x}"
             ] += 1
             if s and s.key == 0x06:
                 clear_unit_attention(lun.sg)
@@ -96,14 +95,14 @@ def fuzz(lun, gen, deadline, summary):
 
 
 @pytest.mark.parametrize(
-    "seed", [int(os.environ.get("VAAI_FUZZ_SEED", 0)) or random.SystemRandom().randrange(1 << 32)]
+    "seed", [int(os.environ.get("VAAI_FUZZ_SEED", "0")) or random.SystemRandom().randrange(1 << 32)]
 )
 def test_fuzzed_commands_get_well_formed_answers(make_lun, store, seed):
     bs = BLOCK_SIZE[store]
     lun = make_lun(size=8 * MiB, block_size=bs)
     beside = make_lun(size=MiB, block_size=bs, beside=lun, fill=os.urandom(MiB))
     outside = make_lun(size=MiB, block_size=bs, own_nexus=True, fill=os.urandom(MiB))
-    untouched = {l.backing.image: digest(l.backing.image) for l in (beside, outside)}
+    untouched = {line.backing.image: digest(line.backing.image) for line in (beside, outside)}
     image_size = os.path.getsize(lun.backing.image)
 
     gen = cdbfuzz.Generator(
@@ -131,10 +130,10 @@ def test_fuzzed_commands_get_well_formed_answers(make_lun, store, seed):
     finally:
         klog.close()
         save(summary)
-    assert not trouble, "kernel log (seed %d): %s" % (seed, trouble[:5])
+    assert not trouble, f"kernel log (seed {seed}): {(trouble[:5])}"
 
     for image, was in untouched.items():
-        assert digest(image) == was, "%s changed (seed %d)" % (image, seed)
+        assert digest(image) == was, f"{image} changed (seed {seed})"
     assert os.path.getsize(lun.backing.image) == image_size
     data = os.urandom(64 * bs)
     clear_unit_attention(lun.sg)
@@ -146,5 +145,5 @@ def test_fuzzed_commands_get_well_formed_answers(make_lun, store, seed):
 def save(summary):
     os.makedirs("build/fuzz", exist_ok=True)
     summary["commands"] = sum(summary["kinds"].values())
-    with open("build/fuzz/guest-%s.json" % summary["store"], "w") as f:
+    with open("build/fuzz/guest-{}.json".format(summary["store"]), "w") as f:
         json.dump(summary, f, indent=1, sort_keys=True)

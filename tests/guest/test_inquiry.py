@@ -6,13 +6,13 @@ from conftest import sh
 
 
 def inq_bit(out, name):
-    return int(re.search(r"\b%s=(\d)" % name, out).group(1))
+    return int(re.search(rf"\b{name}=(\d)", out).group(1))
 
 
 def test_inquiry_names_vendor_and_product(lun):
     out = sh("sg_inq", lun.disk)
-    assert re.search(r"Vendor identification: LIO-ORG\s*$", out, re.M)
-    assert re.search(r"Product identification: VAAI\s*$", out, re.M)
+    assert re.search(r"Vendor identification: LIO-ORG\s*$", out, re.MULTILINE)
+    assert re.search(r"Product identification: VAAI\s*$", out, re.MULTILINE)
     assert "Peripheral device type: disk" in out
 
 

@@ -4,7 +4,6 @@ acknowledged before the failure stays readable."""
 import os
 
 import pytest
-
 from conftest import MiB, sh
 from scsi import (
     DATA_PROTECT,
@@ -25,7 +24,7 @@ from sense_codes import SPACE_ALLOCATION_FAILED, UNRECOVERED_READ_ERROR, WRITE_E
 
 
 def test_full_file_system_answers_space_allocation_failed(small_fs, exported):
-    so, sg = exported("enospc", os.path.join(small_fs[1], "thin.img"), 64 * MiB)
+    _so, sg = exported("enospc", os.path.join(small_fs[1], "thin.img"), 64 * MiB)
     written = {}
     for i in range(16):  # 16 MiB into an 8 MiB file system
         data = os.urandom(MiB)
@@ -42,7 +41,7 @@ def test_full_file_system_answers_space_allocation_failed(small_fs, exported):
 
 
 def test_write_same_filling_the_file_system_answers_space_allocation_failed(small_fs, exported):
-    so, sg = exported("wsfull", os.path.join(small_fs[1], "thin.img"), 64 * MiB)
+    _so, sg = exported("wsfull", os.path.join(small_fs[1], "thin.img"), 64 * MiB)
     kept = os.urandom(MiB)
     expect_good(write_blocks(sg, 0, kept, 512))
     # 16 MiB of a pattern (zeros would deallocate) into what is left of 8 MiB
@@ -54,7 +53,7 @@ def test_write_same_filling_the_file_system_answers_space_allocation_failed(smal
 def test_copy_filling_the_file_system_answers_space_allocation_failed(small_fs, exported):
     """Splice and bounce copies allocate the destination (ext2 cannot share
     extents); when it fills, the copy answers what a write would."""
-    so, sg = exported("xcfull", os.path.join(small_fs[1], "thin.img"), 64 * MiB)
+    _so, sg = exported("xcfull", os.path.join(small_fs[1], "thin.img"), 64 * MiB)
     kept = os.urandom(4 * MiB)
     for i in range(4):
         expect_good(write_blocks(sg, i * 2048, kept[i * MiB : (i + 1) * MiB], 512))
@@ -74,6 +73,6 @@ def error_dev():
 
 
 def test_device_io_errors_answer_medium_error(error_dev, exported):
-    so, sg = exported("eio", error_dev)
+    _so, sg = exported("eio", error_dev)
     expect_sense(read_blocks(sg, 0, 8, 512), MEDIUM_ERROR, *UNRECOVERED_READ_ERROR)
     expect_sense(write_blocks(sg, 8, os.urandom(4096), 512), MEDIUM_ERROR, *WRITE_ERROR)

@@ -14,8 +14,7 @@ import subprocess
 import time
 
 import pytest
-
-from conftest import MiB, SCRATCH, cached_bytes, drop_caches, sh, udev_probed
+from conftest import SCRATCH, MiB, cached_bytes, drop_caches, sh, udev_probed
 from scsi import expect_good, read_blocks, write_blocks
 from vaai.export import find_disk
 
@@ -26,7 +25,7 @@ def io_mode(lun):
 
 def dd(*args, data=None):
     """dd with data on stdin (or none); its stdout as bytes."""
-    p = subprocess.run(("dd", "status=none") + args, input=data, capture_output=True)
+    p = subprocess.run(("dd", "status=none", *args), input=data, capture_output=True, check=False)
     assert p.returncode == 0, p.stderr
     return p.stdout
 
@@ -65,9 +64,8 @@ def test_default_is_auto_and_every_mode_round_trips(lun):
 def test_unknown_mode_is_refused_and_changes_nothing(lun, bad):
     lun.so.set_attribute("io_mode", "buffered")
     path = os.path.join(lun.so.path, "attrib", "io_mode")
-    with pytest.raises(OSError) as e:
-        with open(path, "w") as f:
-            f.write(bad)
+    with pytest.raises(OSError) as e, open(path, "w") as f:
+        f.write(bad)
     assert e.value.errno == errno.EINVAL
     assert io_mode(lun) == "buffered"
 
@@ -76,7 +74,9 @@ def test_unknown_mode_is_refused_and_changes_nothing(lun, bad):
 MODES = [("auto", 0, True), ("auto", 1, False), ("direct", 1, True), ("buffered", 0, False)]
 
 
-@pytest.mark.parametrize("mode,wce,direct", MODES, ids=["%s-wce%d" % m[:2] for m in MODES])
+@pytest.mark.parametrize(
+    "mode,wce,direct", MODES, ids=[f"{mode}-wce{wce}" for mode, wce, _ in MODES]
+)
 def test_mode_decides_whether_the_page_cache_holds_the_data(xfs_lun, mode, wce, direct):
     so, sg, disk, path = xfs_lun("iomode", wce)
     so.set_attribute("io_mode", mode)
@@ -87,9 +87,9 @@ def test_mode_decides_whether_the_page_cache_holds_the_data(xfs_lun, mode, wce, 
     expect_good(read_blocks(sg, 0, 1, 512))  # and a read
     cached = cached_bytes(path)
     if direct:
-        assert cached == 0, "direct I/O left %d bytes in the page cache" % cached
+        assert cached == 0, f"direct I/O left {cached} bytes in the page cache"
     else:
-        assert cached >= nbytes, "buffered I/O cached only %d bytes" % cached
+        assert cached >= nbytes, f"buffered I/O cached only {cached} bytes"
     back = dd("if=" + disk, "bs=1M", "iflag=direct", "skip=8", "count=16")
     assert hashlib.sha256(back).digest() == hashlib.sha256(data).digest()
 
@@ -110,7 +110,7 @@ def sector_4k_xfs(tmp_path):
         yield mnt
         sh("umount", mnt)
     finally:
-        subprocess.run(["umount", mnt], capture_output=True)
+        subprocess.run(["umount", mnt], capture_output=True, check=False)
         sh("losetup", "-d", loop)
         os.unlink(image)
 
@@ -136,19 +136,19 @@ def test_unaligned_blocks_fall_back_to_buffered_and_read_back(sector_4k_xfs, exp
     for i in range(len(aligned) // 512):
         model.setdefault(8192 + i, aligned[i * 512 : (i + 1) * 512])
     for lba, block in sorted(model.items()):
-        assert expect_good(read_blocks(sg, lba, 1, 512)).data == block, "block %d differs" % lba
+        assert expect_good(read_blocks(sg, lba, 1, 512)).data == block, f"block {lba} differs"
     # and what reached the file is the same (write cache off: all durable)
     drop_caches()
     with open(path, "rb") as f:
         for lba, block in sorted(model.items()):
             f.seek(lba * 512)
-            assert f.read(512) == block, "file block %d differs" % lba
+            assert f.read(512) == block, f"file block {lba} differs"
 
 
 @pytest.mark.parametrize("mode,wce", [("direct", 0), ("buffered", 1), ("direct", 1)])
 def test_fio_verify_in_each_mode(xfs_lun, mode, wce):
     """Concurrent writes of mixed sizes, each verified when read back."""
-    so, sg, disk, path = xfs_lun("iofio", wce)
+    so, _sg, disk, _path = xfs_lun("iofio", wce)
     so.set_attribute("io_mode", mode)
     sh(
         "fio",
@@ -179,7 +179,7 @@ def test_a_file_cached_before_the_lun_is_written_back_and_dropped(xfs_scratch, e
             f.write(data)
             f.truncate(64 * MiB)
         assert cached_bytes(path) >= len(data)
-        so, sg = exported("precached", path, size=64 * MiB)
+        so, _sg = exported("precached", path, size=64 * MiB)
         assert so.get_attribute("io_mode") == "auto"
         assert so.get_attribute("emulate_write_cache") == "0"
         assert cached_bytes(path) == 0
@@ -191,7 +191,7 @@ def test_a_file_cached_before_the_lun_is_written_back_and_dropped(xfs_scratch, e
 
 
 def test_switching_to_direct_drops_what_buffered_mode_cached(xfs_lun):
-    so, sg, disk, path = xfs_lun("iomswitch", 0)
+    so, _sg, disk, path = xfs_lun("iomswitch", 0)
     so.set_attribute("io_mode", "buffered")
     dd("if=" + disk, "of=/dev/null", "bs=1M", "iflag=direct", "count=16")
     assert cached_bytes(path) >= 16 * MiB
@@ -204,7 +204,7 @@ def test_a_write_moves_the_files_mtime_in_each_mode(xfs_lun, mode, wce):
     """Backups find changed images by their mtime: a write through the LUN
     updates it, on the direct path too (where a write that must update it
     cannot be issued without blocking)."""
-    so, sg, disk, path = xfs_lun("iomtime", wce)
+    so, sg, _disk, path = xfs_lun("iomtime", wce)
     so.set_attribute("io_mode", mode)
     os.utime(path, (1000000000, 1000000000))
     expect_good(write_blocks(sg, 64, os.urandom(4096), 512))
@@ -248,7 +248,7 @@ def test_direct_rewrites_that_move_the_mtime_stay_off_the_workqueue(xfs_lun):
     under emulation), the clock has mostly moved on by then and the write
     is deferred after all.  There the data and the mtime are still checked,
     and the count is reported, not asserted."""
-    so, sg, disk, path = xfs_lun("iotick", 0)
+    so, sg, _disk, path = xfs_lun("iotick", 0)
     so.set_attribute("io_mode", "direct")
     data = os.urandom(16 * 4096)
     expect_good(write_blocks(sg, 0, data, 512))  # allocates: may defer
@@ -263,16 +263,16 @@ def test_direct_rewrites_that_move_the_mtime_stay_off_the_workqueue(xfs_lun):
     odds = tick_overrun_odds(path)  # after the writes, not beside them
     if odds > 0.1:
         pytest.skip(
-            "a timestamp update takes %.1f ticks of %g ms here; %d of "
-            "16 writes deferred" % (odds, 1000 * TICK, deferred)
+            f"a timestamp update takes {odds:.1f} ticks of {1000 * TICK:g} ms here; "
+            f"{deferred} of 16 writes deferred"
         )
-    assert deferred <= 8, "%d of 16 deferred (an update takes %.2f ticks)" % (deferred, odds)
+    assert deferred <= 8, f"{deferred} of 16 deferred (an update takes {odds:.2f} ticks)"
 
 
 def test_writes_into_holes_are_deferred_and_counted(xfs_lun):
     """A direct write that must allocate blocks cannot be issued without
     blocking: it goes to the workqueue, and is counted."""
-    so, sg, disk, path = xfs_lun("iohole", 0)
+    so, sg, _disk, _path = xfs_lun("iohole", 0)
     so.set_attribute("io_mode", "direct")
     before = rw_deferred(so)
     expect_good(write_blocks(sg, 2048, os.urandom(4096), 512))

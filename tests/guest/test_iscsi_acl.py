@@ -5,7 +5,6 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import INITIATOR, sh
 from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
 from vaai.errors import VaaiError
@@ -20,7 +19,12 @@ def login(**chap):
     """initiator.sh login with CHAP settings in the environment; True if it
     logged in."""
     env = dict(os.environ, **chap)
-    ok = subprocess.run([INITIATOR, "login", IQN], env=env, capture_output=True).returncode == 0
+    ok = (
+        subprocess.run(
+            [INITIATOR, "login", IQN], env=env, capture_output=True, check=False
+        ).returncode
+        == 0
+    )
     return ok
 
 
@@ -36,10 +40,12 @@ def exported(lun):
         return lun
 
     yield export
-    subprocess.run([INITIATOR, "logout", IQN], capture_output=True)
+    subprocess.run([INITIATOR, "logout", IQN], capture_output=True, check=False)
     unexport(lun.so)
     # the loopback export the fixture made is gone with it: nothing left to undo
-    subprocess.run(["iscsiadm", "-m", "node", "-T", IQN, "-o", "delete"], capture_output=True)
+    subprocess.run(
+        ["iscsiadm", "-m", "node", "-T", IQN, "-o", "delete"], capture_output=True, check=False
+    )
 
 
 def reachable(lun):

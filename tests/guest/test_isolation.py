@@ -8,8 +8,6 @@ import os
 import subprocess
 
 import pytest
-
-import fabrics
 from conftest import MiB
 from scsi import (
     DATA_PROTECT,
@@ -30,6 +28,8 @@ from scsi import (
 )
 from sense_codes import COPY_TARGET_NOT_REACHABLE, WRITE_PROTECTED
 from vaai.export import sg_of
+
+import fabrics
 
 COPY_ABORTED = 0xA
 
@@ -72,7 +72,7 @@ def snapshot(lun):
 
 
 def test_each_host_sees_only_its_own_luns(hosts):
-    a, b, v = hosts
+    _a, _b, v = hosts
     assert reported_luns(v["A/a"]) == [0]
     assert reported_luns(v["B/b"]) == [0, 1]
     data = os.urandom(64 * 512)
@@ -106,7 +106,7 @@ def test_read_only_mapping_is_a_source_never_a_destination(hosts):
 
 
 def test_read_only_mapping_refuses_every_write(hosts):
-    a, b, v = hosts
+    a, _b, v = hosts
     a_before = snapshot(a)
     ro = v["B/a"]
     block = os.urandom(512)

@@ -5,7 +5,6 @@ import re
 import struct
 
 import pytest
-
 from conftest import MiB, sh
 from scsi import (
     ILLEGAL_REQUEST,
@@ -20,7 +19,6 @@ from scsi import (
 )
 from sense_codes import LBA_OUT_OF_RANGE
 
-
 MAPPED, DEALLOCATED = 0, 1
 
 
@@ -28,10 +26,10 @@ MAPPED, DEALLOCATED = 0, 1
 def test_file_lun_reports_holes_and_data(make_lun, store):
     lun = make_lun(size=16 * MiB)
     if store == "bdev":
-        descs, res = get_lba_status(lun.sg, 0)
+        descs, _ = get_lba_status(lun.sg, 0)
         assert descs == [(0, lun.nr_blocks, MAPPED)], "bdev: mapped-or-unknown"
         return
-    descs, res = get_lba_status(lun.sg, 0)
+    descs, _res = get_lba_status(lun.sg, 0)
     assert descs == [(0, lun.nr_blocks, DEALLOCATED)]
     expect_good(write_blocks(lun.sg, 2048, os.urandom(MiB), 512))
     descs, _ = get_lba_status(lun.sg, 0)
@@ -98,7 +96,7 @@ def test_allocation_length_short_of_one_descriptor_says_one_exists(lun, alloc_le
 def carried(disk):
     """The most data one command can carry to this disk, from its queue's
     limits (a user buffer's pages are not contiguous: 4 KiB a segment)."""
-    q = "/sys/block/%s/queue/" % os.path.basename(disk)
+    q = f"/sys/block/{os.path.basename(disk)}/queue/"
     with open(q + "max_segments") as segs, open(q + "max_hw_sectors_kb") as kb:
         return min(int(segs.read()) * 4096, int(kb.read()) * 1024)
 

@@ -15,7 +15,7 @@ import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from conftest import SCRATCH, MiB, Backing
+from conftest import SCRATCH, Backing, MiB
 from libiscsi import PORT, exported, keep, run_suite
 from libiscsi_expected import EXPECTED, FLAKY
 from vaai import VaaiStorageObject
@@ -44,7 +44,7 @@ def lun(kind, where):
 
 def log_of(kind, mode):
     """build/vm/libiscsi-KVER-KIND-MODE: .txt the console, .json outcomes."""
-    return "build/vm/libiscsi-%s-%s-%s" % (os.uname().release, kind, mode)
+    return f"build/vm/libiscsi-{os.uname().release}-{kind}-{mode}"
 
 
 def verdict(results):
@@ -76,16 +76,9 @@ def test_libiscsi_suites(xfs_scratch, tmp_path):
             json.dump(res, f, indent=1, sort_keys=True)
         unexpected, fixed, passed = verdict(res)
         if unexpected or fixed:
+            failures = "\n  ".join(f"{name} {why}" for name, why in sorted(unexpected.items()))
             report.append(
-                "%s-%s: %d of %d passed; unexpected failures:\n  %s\n"
-                "expected to fail but passed: %s"
-                % (
-                    kind,
-                    mode,
-                    passed,
-                    len(res),
-                    "\n  ".join("%s %s" % kv for kv in sorted(unexpected.items())),
-                    fixed,
-                )
+                f"{kind}-{mode}: {passed} of {len(res)} passed; unexpected failures:\n"
+                f"  {failures}\nexpected to fail but passed: {fixed}"
             )
     assert not report, "\n".join(report)

@@ -20,7 +20,7 @@ def test_verify_past_the_end_is_refused(lun):
 
 
 def test_report_luns_lists_lun_0(lun):
-    assert re.search(r"LUN 0\b|^\s*0000000000000000", sh("sg_luns", lun.sg), re.M)
+    assert re.search(r"LUN 0\b|^\s*0000000000000000", sh("sg_luns", lun.sg), re.MULTILINE)
 
 
 def test_persistent_reservation_is_honoured(lun):

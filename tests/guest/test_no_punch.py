@@ -7,8 +7,8 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import SCRATCH, MiB, sh
+from rtslib_fb.utils import RTSLibError
 from scsi import (
     ILLEGAL_REQUEST,
     cdb_unmap,
@@ -20,8 +20,8 @@ from scsi import (
     unmap_list,
     write_blocks,
 )
-from test_thin_vpd import field
 from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB
+from test_thin_vpd import field
 
 SIZE = 16 * MiB
 BS = 512
@@ -38,7 +38,7 @@ def vfat(tmp_path):
     mnt.mkdir()
     sh("mount", "-t", "vfat", loop, str(mnt))
     yield str(mnt)
-    subprocess.run(["umount", str(mnt)])
+    subprocess.run(["umount", str(mnt)], check=False)
     sh("losetup", "-d", loop)
     os.unlink(image)
 
@@ -59,7 +59,7 @@ def test_fully_provisioned(lun):
     # the probe punched past the end and kept the size
     assert os.path.getsize(path) == SIZE
     # and UNMAP cannot be turned on where it would fail
-    with pytest.raises(Exception):
+    with pytest.raises(RTSLibError):
         so.set_attribute("emulate_tpu", 1)
     assert so.get_attribute("emulate_tpu") == "0"
 

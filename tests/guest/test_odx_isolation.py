@@ -5,8 +5,6 @@ of their own on one iSCSI target (fabrics.TwoHosts) stand for two Hyper-V
 cluster nodes."""
 
 import pytest
-
-import fabrics
 from conftest import MiB, fill, read
 from scsi import (
     DATA_PROTECT,
@@ -21,6 +19,8 @@ from scsi import (
 )
 from sense_codes import INVALID_TOKEN_OPERATION, WRITE_PROTECTED
 from vaai.export import sg_of
+
+import fabrics
 
 # Who may use a token is settled before any store is touched: the file
 # store stands for both.

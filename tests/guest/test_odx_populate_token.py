@@ -5,7 +5,6 @@ live at once (docs/odx.md)."""
 import struct
 
 import pytest
-
 from conftest import MiB, fill, read
 from scsi import (
     ILLEGAL_REQUEST,

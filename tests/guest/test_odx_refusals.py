@@ -7,9 +7,7 @@ import struct
 import time
 
 import pytest
-
 from conftest import MiB, fill, read
-from thin import stat
 from scsi import (
     DATA_PROTECT,
     ILLEGAL_REQUEST,
@@ -44,6 +42,7 @@ from sense_codes import (
     TOO_MANY_SEGMENT_DESCRIPTORS,
     WRITE_PROTECTED,
 )
+from thin import stat
 
 # over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC
 # carries parameter lists and sense for EXTENDED COPY's suites already;
@@ -102,7 +101,7 @@ def test_list_shorter_than_its_header_or_than_its_lengths_say(src, token):
         refused(
             src, cmd, plist(cmd, token, [(DEST, 64)])[: HDR[cmd] - 1], PARAMETER_LIST_LENGTH_ERROR
         )
-        for past in (dict(data_len=HDR[cmd] - 2 + 2 * RANGE_LEN), dict(rdl=2 * RANGE_LEN)):
+        for past in ({"data_len": HDR[cmd] - 2 + 2 * RANGE_LEN}, {"rdl": 2 * RANGE_LEN}):
             refused(src, cmd, plist(cmd, token, [(DEST, 64)], **past), PARAMETER_LIST_LENGTH_ERROR)
 
 

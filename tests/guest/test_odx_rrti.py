@@ -5,14 +5,13 @@ sent it (docs/odx.md)."""
 import struct
 
 import pytest
-
 from conftest import MiB
 from scsi import (
+    CHECK_CONDITION,
     COPY_ABORTED,
     COPY_DONE,
     COPY_FAILED,
     GOOD,
-    CHECK_CONDITION,
     ILLEGAL_REQUEST,
     ROD_TOKEN_LEN,
     ROD_TYPE_AUR,

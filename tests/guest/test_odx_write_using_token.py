@@ -4,7 +4,6 @@ token longer or shorter than the destination; read back and compared
 (docs/odx.md)."""
 
 import pytest
-
 from conftest import MiB, export_beside, fill, read, sh
 from scsi import (
     COPY_ABORTED,
@@ -22,9 +21,9 @@ from scsi import (
     token_info,
     write_using_token,
 )
+from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_PARAMETER_LIST
 from thin import stat
 from vaai import VaaiStorageObject
-from sense_codes import COPY_TARGET_DATA_UNDERRUN, INVALID_FIELD_IN_PARAMETER_LIST
 from vaai.export import sg_of, unexport
 
 # over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC

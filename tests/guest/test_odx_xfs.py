@@ -4,7 +4,6 @@ copies the rest, and the destination reads back the token's bytes either
 way.  Only the xfs store has files that can share extents."""
 
 import pytest
-
 from conftest import MiB, fill, read, sh
 from scsi import expect_good, make_token, write_using_token
 

@@ -5,7 +5,6 @@ zeroing (docs/odx.md)."""
 import os
 
 import pytest
-
 from conftest import MiB, fill, read
 from scsi import (
     COPY_DONE,
@@ -17,8 +16,8 @@ from scsi import (
     write_using_token,
     zero_token,
 )
-from thin import allocated, stat
 from sense_codes import WRITE_PROTECTED
+from thin import allocated, stat
 
 # over_fabrics("iscsi"): the copy itself never crosses the fabric, and FC
 # carries parameter lists and sense for EXTENDED COPY's suites already

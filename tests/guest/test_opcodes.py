@@ -5,12 +5,10 @@ action is refused as unsupported exactly when the report leaves it out."""
 import struct
 
 import pytest
-
 from conftest import sh
 from rsoc import NOT_SUPPORTED, SUPPORTED, report_all, report_one, rsoc
 from scsi import CHECK_CONDITION, ILLEGAL_REQUEST, UNIT_ATTENTION, expect_good, expect_sense, sg_io
 from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB
-
 
 # Everything a LUN with default attributes accepts: {(opcode, sa): cdb length}
 # (sa None: the opcode has no service actions).
@@ -77,7 +75,7 @@ def field_pointer(sense):
 
 def expect_invalid_cdb_field(res, byte, bit):
     s = expect_sense(res, ILLEGAL_REQUEST, *INVALID_FIELD_IN_CDB)
-    assert field_pointer(s) == (True, byte, bit), "field pointer: %s" % res
+    assert field_pointer(s) == (True, byte, bit), f"field pointer: {res}"
 
 
 # --- the report ---------------------------------------------------------------
@@ -188,7 +186,7 @@ def test_rctd_adds_command_timeouts(lun):
         quick,
         copy,
     )
-    support, usage, tmo = report_one(lun.sg, 1, 0x93, rctd=True)
+    support, _usage, tmo = report_one(lun.sg, 1, 0x93, rctd=True)
     assert support == SUPPORTED and tmo == timed[(0x93, None)][1]
 
 
@@ -277,7 +275,7 @@ def send(lun, op, sa=None):
     cdb, data_out, data_in = sweep_cdb(op, sa, lun.block_size)
     for _ in range(3):
         res = sg_io(lun.sg, cdb, data_out=data_out, data_in_len=data_in)
-        assert res.host_status == 0, "opcode %02x: %s" % (op, res)
+        assert res.host_status == 0, f"opcode {op:02x}: {res}"
         if op in (0x16, 0x56):  # RESERVE: give it back at once
             sg_io(lun.sg, bytes([0x17, 0, 0, 0, 0, 0]))
         if res.status != CHECK_CONDITION or res.decoded().key != UNIT_ATTENTION:
@@ -313,12 +311,12 @@ def test_sweep_unsupported_exactly_when_not_reported(lun):
                 why = refusal(send(lun, op, sa), sa_byte)
                 listed = (op, sa) in reported
                 if listed == (why in ("opcode", "sa")):
-                    wrong.append("%02x/%02x: reported=%s answer=%s" % (op, sa, listed, why))
+                    wrong.append(f"{op:02x}/{sa:02x}: reported={listed} answer={why}")
         else:
             why = refusal(send(lun, op), None)
             listed = (op, None) in reported
             if listed == (why == "opcode"):
-                wrong.append("%02x: reported=%s answer=%s" % (op, listed, why))
+                wrong.append(f"{op:02x}: reported={listed} answer={why}")
     assert not wrong, "\n".join(wrong)
 
 

@@ -8,7 +8,6 @@ import struct
 import threading
 
 import pytest
-
 from conftest import MiB, read
 from scsi import DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense, sg_io, write_blocks
 from sense_codes import INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE, WRITE_PROTECTED

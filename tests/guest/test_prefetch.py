@@ -8,7 +8,6 @@ import os
 import struct
 
 import pytest
-
 from conftest import MiB, cached_bytes, drop_caches
 from scsi import GOOD, ILLEGAL_REQUEST, expect_good, expect_sense, read_blocks, sg_io, write_blocks
 from sense_codes import LBA_OUT_OF_RANGE

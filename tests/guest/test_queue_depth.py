@@ -18,8 +18,7 @@ import subprocess
 import time
 
 import pytest
-
-from conftest import MiB, SCRATCH, drop_caches, module_loaded, sh, udev_probed
+from conftest import SCRATCH, MiB, drop_caches, module_loaded, sh, udev_probed
 from vaai import VaaiStorageObject
 from vaai.export import export_loopback, find_disk, unexport
 
@@ -33,7 +32,7 @@ class DelayDev:
 
     def __init__(self, name, under, nbytes):
         self.name = "vaai_qd_" + name
-        self.table = "0 %d delay %s 0 %%d %s 0 0" % (nbytes // 512, under, under)
+        self.table = f"0 {nbytes // 512} delay {under} 0 %d {under} 0 0"
         sh("dmsetup", "create", self.name, "--table", self.table % 0)
         self.path = "/dev/mapper/" + self.name
 
@@ -58,7 +57,7 @@ class DelayDev:
 
 def timed_out(disk):
     """Commands to disk the SCSI layer gave up waiting for (30 s each)."""
-    with open("/sys/block/%s/device/iotmo_cnt" % os.path.basename(disk)) as f:
+    with open(f"/sys/block/{os.path.basename(disk)}/device/iotmo_cnt") as f:
         return int(f.read(), 0)
 
 
@@ -76,12 +75,12 @@ def in_flight_at_store(so, disk, dev, seconds=4):
                 "--filename=" + disk,
                 "--direct=1",
                 "--ioengine=libaio",
-                "--iodepth=%d" % DEPTH,
+                f"--iodepth={DEPTH}",
                 "--rw=randread",
                 "--bs=4k",
                 "--size=32M",
                 "--time_based",
-                "--runtime=%d" % seconds,
+                f"--runtime={seconds}",
                 "--norandommap",
                 "--randrepeat=0",
             ],
@@ -101,7 +100,7 @@ def in_flight_at_store(so, disk, dev, seconds=4):
             err = fio.communicate()[1]
     # before fio's own verdict: a timeout ends in a reset, and fio in EIO
     late = timed_out(disk) - timeouts
-    assert late == 0, "%d commands timed out at the initiator" % late
+    assert late == 0, f"{late} commands timed out at the initiator"
     assert fio.returncode == 0, err
     with open(gauge) as f:
         assert int(f.read()) == 0, "requests still counted once all completed"
@@ -109,7 +108,7 @@ def in_flight_at_store(so, disk, dev, seconds=4):
 
 
 def assert_parallel(held):
-    assert held >= 0.9 * DEPTH, "the store held only %.0f of %d commands at once" % (held, DEPTH)
+    assert held >= 0.9 * DEPTH, f"the store held only {held:.0f} of {DEPTH} commands at once"
 
 
 @pytest.fixture
@@ -134,9 +133,9 @@ def exported_disk(name, path, **attributes):
         export_loopback(so)
         disk = find_disk(so, "tcm_loopback")
         # the initiator's own limit must not be what is measured
-        qd = "/sys/block/%s/device/queue_depth" % os.path.basename(disk)
+        qd = f"/sys/block/{os.path.basename(disk)}/device/queue_depth"
         with open(qd) as f:
-            assert int(f.read()) >= DEPTH, "tcm_loop's queue depth is below %d" % DEPTH
+            assert int(f.read()) >= DEPTH, f"tcm_loop's queue depth is below {DEPTH}"
         # udev's probe of the new disk must be done before reads are slow
         udev_probed(disk)
         yield so, disk
@@ -171,7 +170,7 @@ def test_file_store_keeps_128_in_flight(loop_image, tmp_path, mode, wce):
             held = in_flight_at_store(so, disk, dev)
         assert_parallel(held)
     finally:
-        subprocess.run(["umount", mnt], capture_output=True)
+        subprocess.run(["umount", mnt], capture_output=True, check=False)
         dev.remove()
 
 
@@ -183,4 +182,4 @@ def test_store_work_queues_have_no_rescuer():
     rescuer is a kernel thread named after its queue."""
     assert module_loaded()
     rescuers = set(sh("ps", "-e", "-o", "comm=").split()) & {"vaai_io", "vaai_copy", "vaai_clone"}
-    assert not rescuers, "rescuers: %s" % ", ".join(sorted(rescuers))
+    assert not rescuers, "rescuers: {}".format(", ".join(sorted(rescuers)))

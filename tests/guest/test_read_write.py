@@ -6,7 +6,6 @@ import os
 import random
 
 import pytest
-
 from conftest import sh
 from scsi import (
     ILLEGAL_REQUEST,
@@ -44,7 +43,7 @@ def test_random_writes_read_back_identical(bs_lun):
     for lba, block in sorted(model.items()):
         res = expect_good(read_blocks(lun.sg, lba, 1, bs))
         assert hashlib.sha256(res.data).digest() == hashlib.sha256(block).digest(), (
-            "block %d differs" % lba
+            f"block {lba} differs"
         )
 
 
@@ -57,9 +56,9 @@ def test_ten_byte_cdbs_round_trip(lun):
 def test_block_layer_direct_io_round_trip(lun, tmp_path):
     src = tmp_path / "src"
     src.write_bytes(os.urandom(4 << 20))
-    sh("dd", "if=%s" % src, "of=%s" % lun.disk, "bs=1M", "seek=5", "oflag=direct")
+    sh("dd", f"if={src}", f"of={lun.disk}", "bs=1M", "seek=5", "oflag=direct")
     back = tmp_path / "back"
-    sh("dd", "if=%s" % lun.disk, "of=%s" % back, "bs=1M", "skip=5", "count=4", "iflag=direct")
+    sh("dd", f"if={lun.disk}", f"of={back}", "bs=1M", "skip=5", "count=4", "iflag=direct")
     assert hashlib.sha256(back.read_bytes()).digest() == hashlib.sha256(src.read_bytes()).digest()
 
 

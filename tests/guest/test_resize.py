@@ -5,7 +5,6 @@ on every I_T nexus (SBC-4 4.6); shrinking is refused and changes nothing."""
 import os
 
 import pytest
-
 from conftest import MiB, fill, read, sh, udev_probed
 from ctl import refused, vaaictl
 from scsi import (
@@ -34,7 +33,7 @@ def tur(sg):
 def quiet(sg):
     """No command of udev's probe is left to take the unit attention (or
     to read past a store that shrank)."""
-    block = os.listdir("/sys/class/scsi_generic/%s/device/block" % os.path.basename(sg))
+    block = os.listdir(f"/sys/class/scsi_generic/{os.path.basename(sg)}/device/block")
     udev_probed("/dev/" + block[0])
 
 
@@ -53,8 +52,8 @@ def test_growing_the_store_tells_every_nexus(make_lun, over_iscsi, store):
         set_store_size(lun, 96 * MiB)
         _, out, _ = vaaictl("resize", lun.so.name)
     assert out == (
-        "vaai/%s: %d -> %d bytes; the hosts are told (CAPACITY DATA HAS "
-        "CHANGED)\n" % (lun.so.name, 64 * MiB, 96 * MiB)
+        f"vaai/{lun.so.name}: {64 * MiB} -> {96 * MiB} bytes; the hosts are told "
+        "(CAPACITY DATA HAS CHANGED)\n"
     )
 
     for sg in (lun.sg, second):
@@ -70,7 +69,7 @@ def test_growing_the_store_tells_every_nexus(make_lun, over_iscsi, store):
 def test_the_same_size_changes_nothing(lun):
     quiet(lun.sg)
     _, out, _ = vaaictl("resize", lun.so.name)
-    assert out == "vaai/%s: %d bytes, unchanged\n" % (lun.so.name, 64 * MiB)
+    assert out == f"vaai/{lun.so.name}: {64 * MiB} bytes, unchanged\n"
     expect_good(tur(lun.sg))
 
 
@@ -87,8 +86,7 @@ def test_a_store_that_shrank_is_refused(lun):
     set_store_size(lun, 32 * MiB)
     refused(
         ["resize", lun.so.name],
-        "now holds %d bytes, fewer than the LUN's %d; a live LUN does not shrink"
-        % (32 * MiB, 64 * MiB),
+        f"now holds {32 * MiB} bytes, fewer than the LUN's {64 * MiB}; a live LUN does not shrink",
     )
     expect_good(tur(lun.sg))
     assert last_lba(read_capacity16(lun.sg)) == lun.last_lba

@@ -4,13 +4,13 @@ import json
 import os
 
 import pytest
-from rtslib_fb import RTSRoot
-
-import fabrics
 from conftest import MiB
+from rtslib_fb import RTSRoot
 from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
+
+import fabrics
 
 
 @pytest.fixture(autouse=True)

@@ -11,27 +11,27 @@ import shlex
 import subprocess
 
 import pytest
+from conftest import SCRATCH, MiB, sh
 from rtslib_fb import (
+    LUN,
+    TPG,
     ALUATargetPortGroup,
     BlockStorageObject,
     FabricModule,
     FileIOStorageObject,
-    LUN,
     MappedLUN,
     NetworkPortal,
     NodeACL,
     RDMCPStorageObject,
     RTSRoot,
     Target,
-    TPG,
 )
 from rtslib_fb.tcm import bs_cache
-
-import fabrics
-from conftest import MiB, SCRATCH, sh
 from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
+
+import fabrics
 
 STOCK_UNIT = "/lib/systemd/system/rtslib-fb-targetctl.service"
 STOCK_SAVE = "/etc/rtslib-fb-target/saveconfig.json"
@@ -55,12 +55,10 @@ def stock(*argv, vaai=True, check=True):
     env = dict(os.environ)
     if not vaai:
         env.pop("PYTHONPATH", None)
-    p = subprocess.run(argv, capture_output=True, text=True, env=env)
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     bs_cache.clear()  # rtslib's cache of where backstores are
     if check and p.returncode:
-        raise AssertionError(
-            "%s: exit %d: %s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr)
-        )
+        raise AssertionError(f"{' '.join(argv)}: exit {p.returncode}: {p.stdout}{p.stderr}")
     return p.returncode, p.stdout, p.stderr
 
 
@@ -149,7 +147,7 @@ class Mixed:
             sg = sg_of(find_disk(cls(name), "tcm_loopback"))
             clear_unit_attention(sg)
             got = expect_good(read_blocks(sg, DATA_LBA, 64, 512)).data
-            assert got == self.data[name], "%s: data differs after the restore" % name
+            assert got == self.data[name], f"{name}: data differs after the restore"
 
     def remove(self):
         RTSRoot().clear_existing(confirm=True)
@@ -173,10 +171,10 @@ def test_plain_targetcli_lists_every_backstore(mixed):
     vaai = re.search(r"o- vaai \.+ \[Storage Objects: 2\]", out)
     assert vaai, out
     assert re.search(
-        r"o- mix_vaai \.+ \[%s \(32\.0MiB\) file activated\]" % re.escape(mixed.vaai.path_name), out
+        rf"o- mix_vaai \.+ \[{re.escape(mixed.vaai.path_name)} \(32\.0MiB\) file activated\]", out
     ), out
     for name in ("mix_vaai_bdev", "mix_fileio", "mix_block", "mix_ram", IQN_A, IQN_B):
-        assert "o- %s " % name in out, name
+        assert f"o- {name} " in out, name
 
 
 def test_plain_targetcli_creates_and_deletes_a_vaai_backstore(mixed):
@@ -232,7 +230,7 @@ def test_targetctl_restore_without_a_store_restores_the_rest(mixed, cleared):
         _, _, err = stock("targetctl", "restore", saved)
     finally:
         os.rename(away, mixed.files[0])
-    assert "vaai/mix_vaai: %s does not exist" % mixed.files[0] in err
+    assert f"vaai/mix_vaai: {mixed.files[0]} does not exist" in err
     assert not any(
         "does not exist" in line for line in err.splitlines() if "mix_vaai:" not in line
     ), err

@@ -3,8 +3,6 @@
 import os
 
 import pytest
-
-
 from conftest import sh
 from scsi import (
     ILLEGAL_REQUEST,

@@ -4,18 +4,16 @@ the Logical Block Provisioning and Block Limits VPD pages."""
 import re
 
 import pytest
-
 from conftest import sh
 from vaai import VaaiStorageObject
 from vaai.export import export_loopback, find_disk, unexport
-
 
 MiB = 1 << 20
 
 
 def field(out, name):
     """A numeric field of sg_vpd's decoded output (decimal or 0x hex)."""
-    return int(re.search(r"%s[^:]*: *(0x[0-9a-fA-F]+|\d+)" % re.escape(name), out).group(1), 0)
+    return int(re.search(rf"{re.escape(name)}[^:]*: *(0x[0-9a-fA-F]+|\d+)", out).group(1), 0)
 
 
 def test_readcap_reports_lbpme_and_lbprz(lun, store):

@@ -4,7 +4,6 @@ import errno
 import os
 
 import pytest
-
 from conftest import MiB, fill, sh
 from scsi import GOOD, UNIT_ATTENTION, expect_good, expect_sense, sg_io, unmap
 from sense_codes import SOFT_THRESHOLD_REACHED

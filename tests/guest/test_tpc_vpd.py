@@ -5,7 +5,6 @@ list, all following emulate_3pc."""
 import struct
 
 import pytest
-
 from conftest import MiB, sh
 from scsi import ILLEGAL_REQUEST, cscd_e4, expect_good, expect_sense, naa_of, sg_io
 from sense_codes import INVALID_COMMAND_OPERATION_CODE, INVALID_FIELD_IN_CDB
@@ -25,7 +24,7 @@ def tpc_descriptors(data):
     out, pos = {}, 4
     while pos < end:
         dtype, dlen = struct.unpack(">HH", data[pos : pos + 4])
-        assert (4 + dlen) % 4 == 0, "descriptor 0x%04x not padded" % dtype
+        assert (4 + dlen) % 4 == 0, f"descriptor 0x{dtype:04x} not padded"
         out[dtype] = data[pos + 4 : pos + 4 + dlen]
         pos += 4 + dlen
     assert pos == end

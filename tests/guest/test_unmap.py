@@ -6,7 +6,6 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
 from conftest import MiB, fill, read, sh
 from scsi import (
     DATA_PROTECT,
@@ -18,7 +17,6 @@ from scsi import (
     unmap,
     unmap_list,
 )
-from thin import allocated, stat
 from sense_codes import (
     INVALID_COMMAND_OPERATION_CODE,
     INVALID_FIELD_IN_CDB,
@@ -27,6 +25,7 @@ from sense_codes import (
     PARAMETER_LIST_LENGTH_ERROR,
     WRITE_PROTECTED,
 )
+from thin import allocated, stat
 
 
 @pytest.mark.over_fabrics
@@ -76,7 +75,7 @@ def test_one_bad_descriptor_refuses_the_whole_list(lun, case):
         "too-many-blocks": ((4096, 2049), INVALID_FIELD_IN_PARAMETER_LIST, 8 + 2 * 16 + 8),
     }[case]
     failed = stat(lun, "unmap_failed")
-    s = expect_sense(unmap(lun.sg, good + [bad]), ILLEGAL_REQUEST, *sense)
+    s = expect_sense(unmap(lun.sg, [*good, bad]), ILLEGAL_REQUEST, *sense)
     assert s.sks and s.sks[0] & 0xC0 == 0x80, "field pointer into the parameter list"
     assert int.from_bytes(s.sks[1:3], "big") == field
     assert read(lun, 0, 4 * MiB // 512) == data, "something was unmapped"
@@ -94,7 +93,7 @@ def test_many_concurrent_refused_unmaps(lun):
     the command is not freed."""
     data = fill(lun, 0, MiB // 512)
     good = [(i * 8, 8) for i in range(255)]
-    lists = [good + [(lun.last_lba, 2)], good + [(2**64 - 8, 16)]]
+    lists = [[*good, (lun.last_lba, 2)], [*good, (2**64 - 8, 16)]]
     failed = stat(lun, "unmap_failed")
 
     def sender(n):
@@ -120,9 +119,9 @@ def test_more_descriptors_than_the_maximum_is_refused(lun):
 @pytest.mark.parametrize(
     "kw",
     [
-        dict(bd_len=48),  # descriptors claimed beyond the list
-        dict(data_len=200),  # UNMAP DATA LENGTH beyond the list
-        dict(data_len=10),  # shorter than the descriptors it holds
+        {"bd_len": 48},  # descriptors claimed beyond the list
+        {"data_len": 200},  # UNMAP DATA LENGTH beyond the list
+        {"data_len": 10},  # shorter than the descriptors it holds
     ],
     ids=["bd-len-too-long", "data-len-too-long", "data-len-too-short"],
 )

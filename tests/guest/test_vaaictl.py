@@ -13,9 +13,9 @@ import urllib.error
 import urllib.request
 
 import pytest
+from conftest import INITIATOR, SCRATCH, STORES, Backing, MiB, sh
+from ctl import REPO, refused, vaai_names, vaaictl
 from rtslib_fb import RTSRoot
-
-from conftest import INITIATOR, MiB, SCRATCH, STORES, Backing, sh
 from scsi import (
     clear_unit_attention,
     expect_good,
@@ -26,8 +26,6 @@ from scsi import (
 )
 from vaai import VaaiStorageObject
 from vaai.export import find_disk, sg_of
-
-from ctl import REPO, refused, vaai_names, vaaictl  # noqa: I100
 
 
 @pytest.fixture
@@ -49,7 +47,7 @@ def rotational(path):
     dev = st.st_rdev if path.startswith("/dev/") else st.st_dev
     if os.major(dev) == 0:
         return 0
-    with open("/sys/dev/block/%d:%d/queue/rotational" % (os.major(dev), os.minor(dev))) as f:
+    with open(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}/queue/rotational") as f:
         return int(f.read())
 
 
@@ -57,10 +55,10 @@ def rotational(path):
 def test_create_applies_the_esxi_profile(kind, backstores):
     backing = Backing(kind, 64 * MiB, precreate=True)
     try:
-        backstores.append("esx-%s" % kind)
+        backstores.append(f"esx-{kind}")
         _, out, _ = vaaictl("create", backstores[0], backing.path)
         assert out.startswith(
-            "created vaai/%s on %s (67108864 bytes, %s store" % (backstores[0], backing.path, kind)
+            f"created vaai/{backstores[0]} on {backing.path} (67108864 bytes, {kind} store"
         )
         want = {
             "block_size": "512",
@@ -75,7 +73,7 @@ def test_create_applies_the_esxi_profile(kind, backstores):
         assert row["name"] == backstores[0] and row["path"] == backing.path
         assert row["store"] == kind and row["thin"] and row["exports"] == []
         _, out, _ = vaaictl("delete", backstores[0])
-        assert out == "deleted vaai/%s\n" % backstores[0]
+        assert out == f"deleted vaai/{backstores[0]}\n"
         assert vaai_names() == [] and os.path.exists(backing.path)
     finally:
         backing.remove()
@@ -89,7 +87,7 @@ def test_plain_profile_and_4k_blocks(backstores, tmp_path):
         assert attr("plain", "emulate_tpu") == "0" and attr("plain", "emulate_tpws") == "0"
         assert attr("plain", "block_size") == "4096"
         _, out, _ = vaaictl("list")
-        head, row = out.splitlines()
+        _head, row = out.splitlines()
         assert row.split()[:5] == ["plain", "file", "32M", "4096", "rw"]
     finally:
         vaaictl("delete", "plain")
@@ -103,7 +101,7 @@ def test_refusals_say_what_is_wrong_and_leave_nothing(backstores):
     try:
         refused(["create", "one", path + "2", "--size", "16M"], "backstore vaai/one exists already")
         assert not os.path.exists(path + "2")
-        refused(["create", "two", path], "%s is in use by backstore vaai/one" % path)
+        refused(["create", "two", path], f"{path} is in use by backstore vaai/one")
         refused(["create", "two", os.path.join(SCRATCH, "none.img")], "does not exist; give --size")
         refused(
             ["create", "two", "/nonexistent/dir/x.img", "--size", "1M"],
@@ -115,7 +113,7 @@ def test_refusals_say_what_is_wrong_and_leave_nothing(backstores):
             f.truncate(16 * MiB)
         refused(
             ["create", "two", path + "4", "--size", "8M"],
-            "size=8388608 does not match the 16777216 bytes of %s4" % path,
+            f"size=8388608 does not match the 16777216 bytes of {path}4",
         )
         os.unlink(path + "4")
         refused(["delete", "nine"], "no vaai backstore 'nine' (there are: one)")
@@ -151,8 +149,8 @@ def test_missing_module_is_one_line_with_the_fix(tmp_path):
         "False if p == '/sys/module/target_core_vaai' else _isdir(p)\n"
     )
     env = {
-        "PATH": "%s:%s" % (tmp_path, os.environ["PATH"]),
-        "PYTHONPATH": "%s:%s" % (os.path.join(REPO, "python"), tmp_path),
+        "PATH": "{}:{}".format(tmp_path, os.environ["PATH"]),
+        "PYTHONPATH": "{}:{}".format(os.path.join(REPO, "python"), tmp_path),
     }
     refused(
         ["create", "m", os.path.join(SCRATCH, "m.img"), "--size", "1M"],
@@ -181,7 +179,7 @@ def exported(backstores):
     clear_unit_attention(sg)
     yield "ctl", sg
     _, out, _ = vaaictl("delete", "ctl")
-    assert out == "deleted vaai/ctl; removed loopback %s LUN 0\n" % wwn
+    assert out == f"deleted vaai/ctl; removed loopback {wwn} LUN 0\n"
     assert wwn not in [t.wwn for t in RTSRoot().targets], "the emptied target stays"
     os.unlink(path)
 
@@ -207,14 +205,15 @@ def test_each_primitive_moves_exactly_its_counters(exported, tmp_path):
     caw.write_bytes(block + os.urandom(512))
     c0 = counters(name)
 
-    sh("sg_compare_and_write", "--in=%s" % caw, "--lba=0", "--num=1", "--xferlen=1024", sg)
+    sh("sg_compare_and_write", f"--in={caw}", "--lba=0", "--num=1", "--xferlen=1024", sg)
     c1 = counters(name)
     assert moved(c0, c1) == {"ats": 1}
 
     p = subprocess.run(
-        ["sg_compare_and_write", "--in=%s" % caw, "--lba=0", "--num=1", "--xferlen=1024", sg],
+        ["sg_compare_and_write", f"--in={caw}", "--lba=0", "--num=1", "--xferlen=1024", sg],
         capture_output=True,
         text=True,
+        check=False,
     )
     assert p.returncode == 14, p.stderr  # sg3_utils: MISCOMPARE
     c2 = counters(name)
@@ -260,9 +259,10 @@ def test_each_primitive_moves_exactly_its_counters(exported, tmp_path):
 
     # Refused before execution (LBA OUT OF RANGE): no counter moves.
     p = subprocess.run(
-        ["sg_write_same", "--16", "--lba=%d" % (64 * MiB // 512), "--num=1", sg],
+        ["sg_write_same", "--16", f"--lba={64 * MiB // 512}", "--num=1", sg],
         capture_output=True,
         text=True,
+        check=False,
     )
     assert p.returncode == 22, p.stderr  # sg3_utils: LBA OUT OF RANGE
     assert moved(c7, counters(name)) == {}
@@ -291,27 +291,27 @@ def test_prometheus_text_and_http_endpoint_agree(exported):
     text = vaaictl("stats", "--prometheus")[1]
     assert "# TYPE vaai_zero_total counter" in text
     got = parse_prometheus(text)
-    assert got['vaai_zero_total{backstore="%s"}' % name] == counters(name)["zero"] == 1
-    assert got['vaai_zero_bytes_total{backstore="%s"}' % name] == 4096
+    assert got[f'vaai_zero_total{{backstore="{name}"}}'] == counters(name)["zero"] == 1
+    assert got[f'vaai_zero_bytes_total{{backstore="{name}"}}'] == 4096
     assert "# TYPE vaai_in_flight gauge" in text
-    assert got['vaai_in_flight{backstore="%s"}' % name] >= 0
+    assert got[f'vaai_in_flight{{backstore="{name}"}}'] >= 0
 
     port = 9737
     server = subprocess.Popen(
-        [sys.executable, "-m", "vaai", "exporter", "--listen", "127.0.0.1:%d" % port],
+        [sys.executable, "-m", "vaai", "exporter", "--listen", f"127.0.0.1:{port}"],
         stdout=subprocess.PIPE,
         text=True,
         env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")),
     )
     try:
         assert server.stdout.readline().startswith("serving VAAI counters on http://")
-        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
             assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
             # udev may still be reading the new disk: the data path's
             # figures can move between the two readings, the VAAI ones not
             assert vaai_only(parse_prometheus(r.read().decode())) == vaai_only(got)
         with pytest.raises(urllib.error.HTTPError) as e:
-            urllib.request.urlopen("http://127.0.0.1:%d/other" % port, timeout=10)
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=10)
         assert e.value.code == 404
     finally:
         server.terminate()
@@ -319,7 +319,7 @@ def test_prometheus_text_and_http_endpoint_agree(exported):
 
 
 def test_watch_shows_rates_over_each_interval(exported):
-    name, sg = exported
+    name, _sg = exported
     t0 = time.monotonic()
     _, out, _ = vaaictl("stats", name, "--watch", "--interval", "0.3", "--count", "2")
     assert time.monotonic() - t0 >= 0.6
@@ -343,15 +343,19 @@ def iscsi_session():
     dropped afterwards."""
     sh(INITIATOR, "start")
     yield sh(INITIATOR, "name").strip()
-    subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True)
-    subprocess.run(["iscsiadm", "-m", "node", "-T", ISCSI_IQN, "-o", "delete"], capture_output=True)
+    subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True, check=False)
+    subprocess.run(
+        ["iscsiadm", "-m", "node", "-T", ISCSI_IQN, "-o", "delete"],
+        capture_output=True,
+        check=False,
+    )
 
 
 def negotiated(iqn):
     """The iSCSI parameters of open-iscsi's session to iqn, as negotiated."""
     out = sh("iscsiadm", "-m", "session", "-P", "2")
     part = out[out.index("Target: " + iqn) :]
-    return dict(re.findall(r"^\s+(\w+): (\S+)$", part, re.M))
+    return dict(re.findall(r"^\s+(\w+): (\S+)$", part, re.MULTILINE))
 
 
 def test_plain_profile_keeps_lio_iscsi_defaults(backstores, iscsi_session):
@@ -418,14 +422,16 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
             "esx01:s3cret-for-esx1",
         ]
         _, out, _ = vaaictl(*args)
-        assert out == "exported vaai/chap as %s LUN 0 (127.0.0.1:3260)\n" % ISCSI_IQN
+        assert out == f"exported vaai/chap as {ISCSI_IQN} LUN 0 (127.0.0.1:3260)\n"
         before = RTSRoot().dump()["targets"]
         vaaictl(*args)  # again: nothing changes
         assert RTSRoot().dump()["targets"] == before
 
         env = dict(os.environ, CHAP_USER="esx01", CHAP_PASS="wrong-secret-123")
         assert (
-            subprocess.run([INITIATOR, "login", ISCSI_IQN], env=env, capture_output=True).returncode
+            subprocess.run(
+                [INITIATOR, "login", ISCSI_IQN], env=env, capture_output=True, check=False
+            ).returncode
             != 0
         )
         env.update(CHAP_PASS="s3cret-for-esx1")
@@ -438,9 +444,11 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
             "ImmediateData": "Yes",
         }
         assert negotiated(ISCSI_IQN).items() >= want.items()
-        acl = list(list([t for t in RTSRoot().targets if t.wwn == ISCSI_IQN][0].tpgs)[0].node_acls)[
-            0
-        ]
+        acl = next(
+            iter(
+                next(iter(next(t for t in RTSRoot().targets if t.wwn == ISCSI_IQN).tpgs)).node_acls
+            )
+        )
         assert acl.tcq_depth == "128"
         sg = sg_of(find_disk(VaaiStorageObject("chap"), "iscsi_tcp", target=ISCSI_IQN))
         clear_unit_attention(sg)
@@ -465,7 +473,7 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
                 "--initiator",
                 "iqn.1998-01.com.vmware:esx02",
             ],
-            "LUN 0 of %s is vaai/chap already; pick another LUN" % ISCSI_IQN,
+            f"LUN 0 of {ISCSI_IQN} is vaai/chap already; pick another LUN",
         )
         assert RTSRoot().dump()["targets"] == before
     finally:
@@ -504,7 +512,7 @@ def test_export_on_a_port_in_use_is_refused_and_rolled_back(lun_named_bad):
                 "--port",
                 port,
             ],
-            "cannot export bad over iSCSI on 127.0.0.1:%d" % port,
+            f"cannot export bad over iSCSI on 127.0.0.1:{port}",
         )
     assert ISCSI_IQN not in [t.wwn for t in RTSRoot().targets]
 
@@ -526,7 +534,7 @@ def test_export_to_an_fc_port_this_machine_lacks(lun_named_bad, driver):
     )
     assert rc == 1 and out == "" and len(err.splitlines()) == 1, err
     assert (
-        "no %s port naa.21000024ff314c9a on this machine" % driver in err
-        or "fabric %s is not available" % driver in err
+        f"no {driver} port naa.21000024ff314c9a on this machine" in err
+        or f"fabric {driver} is not available" in err
     ), err
     assert [t.wwn for t in RTSRoot().targets] == targets

@@ -6,10 +6,9 @@ import json
 import os
 
 import pytest
-from rtslib_fb import ALUATargetPortGroup, FabricModule, RTSRoot, Target
-
-import fabrics
 from conftest import INITIATOR, SCRATCH, sh
+from ctl import refused, vaaictl
+from rtslib_fb import ALUATargetPortGroup, FabricModule, RTSRoot, Target
 from scsi import (
     clear_unit_attention,
     expect_good,
@@ -18,9 +17,10 @@ from scsi import (
     read_capacity16,
     write_blocks,
 )
-from ctl import refused, vaaictl
 from vaai import VaaiStorageObject
 from vaai.export import export_iscsi, find_disk, sg_of
+
+import fabrics
 
 IQN = "iqn.2026-11.org.vaai:ctl"
 ESX = "iqn.1998-01.com.vmware:esx01-4c2f1b7e"
@@ -96,14 +96,14 @@ def build(made):
     vaaictl("export", "ds2", "loopback")
     group = ALUATargetPortGroup(VaaiStorageObject("ds1"), "site_a", tag=11)
     group.preferred = 1
-    lun0 = [
+    lun0 = next(
         lun
         for t in RTSRoot().targets
         if t.wwn == IQN
         for tpg in t.tpgs
         for lun in tpg.luns
         if lun.lun == 0
-    ][0]
+    )
     lun0.alua_tg_pt_gp_name = "site_a"
     data = os.urandom(64 * 1024)
     sg = sg_of(find_disk(VaaiStorageObject("ds2")))
@@ -115,7 +115,7 @@ def build(made):
 def test_save_wipe_restore_twice(clean_slate, tmp_path):
     data = build(clean_slate)
     saved = str(tmp_path / "saveconfig.json")
-    assert vaaictl("save", saved)[1] == "saved to %s\n" % saved
+    assert vaaictl("save", saved)[1] == f"saved to {saved}\n"
     before = dump()
     assert {so["name"] for so in json.load(open(saved))["storage_objects"]} == {"ds1", "ds2"}
 
@@ -123,18 +123,18 @@ def test_save_wipe_restore_twice(clean_slate, tmp_path):
     assert dump()["storage_objects"] == []
     _, out, err = vaaictl("restore", saved)
     assert len(err.splitlines()) == 4, err
-    assert out == "restored 4 objects from %s\n" % saved
+    assert out == f"restored 4 objects from {saved}\n"
     wwns = [t["wwn"] for t in json.load(open(saved))["targets"]]
     names = [so["name"] for so in json.load(open(saved))["storage_objects"]]
     assert err.splitlines() == [
-        "restoring 1/4: backstore vaai/%s" % names[0],
-        "restoring 2/4: backstore vaai/%s" % names[1],
-        "restoring 3/4: target %s" % wwns[0],
-        "restoring 4/4: target %s" % wwns[1],
+        f"restoring 1/4: backstore vaai/{names[0]}",
+        f"restoring 2/4: backstore vaai/{names[1]}",
+        f"restoring 3/4: target {wwns[0]}",
+        f"restoring 4/4: target {wwns[1]}",
     ]
     assert dump() == before
-    tpg = [t for t in RTSRoot().targets if t.wwn == IQN][0].tpgs
-    acl = list(list(tpg)[0].node_acls)[0]
+    tpg = next(t for t in RTSRoot().targets if t.wwn == IQN).tpgs
+    acl = next(iter(next(iter(tpg)).node_acls))
     assert (acl.chap_userid, acl.chap_password) == ("esx01", "s3cret-s3cret")
 
     sg = sg_of(find_disk(VaaiStorageObject("ds2")))
@@ -142,7 +142,7 @@ def test_save_wipe_restore_twice(clean_slate, tmp_path):
     assert expect_good(read_blocks(sg, 100, 128, 512)).data == data
 
     _, out, err = vaaictl("restore", saved)
-    assert out == "%s is restored already; nothing to do\n" % saved and err == ""
+    assert out == f"{saved} is restored already; nothing to do\n" and err == ""
     assert dump() == before
 
 
@@ -151,18 +151,18 @@ def test_restore_finishes_a_partial_configuration(clean_slate, tmp_path):
     saved = str(tmp_path / "saveconfig.json")
     vaaictl("save", saved)
     before = dump()
-    target = [t for t in RTSRoot().targets if t.wwn == IQN][0]
-    tpg = list(target.tpgs)[0]
-    acl = list(tpg.node_acls)[0]
-    [m for m in acl.mapped_luns if m.mapped_lun == 1][0].delete()
-    [lun for lun in tpg.luns if lun.lun == 1][0].delete()
-    loop_target = [t for t in RTSRoot().targets if t.wwn != IQN][0]
+    target = next(t for t in RTSRoot().targets if t.wwn == IQN)
+    tpg = next(iter(target.tpgs))
+    acl = next(iter(tpg.node_acls))
+    next(m for m in acl.mapped_luns if m.mapped_lun == 1).delete()
+    next(lun for lun in tpg.luns if lun.lun == 1).delete()
+    loop_target = next(t for t in RTSRoot().targets if t.wwn != IQN)
     loop_target.delete()
     VaaiStorageObject("ds2").delete()
     assert dump() != before
 
     _, out, _ = vaaictl("restore", saved)
-    assert out == "restored 3 objects from %s\n" % saved
+    assert out == f"restored 3 objects from {saved}\n"
     assert dump() == before
 
 
@@ -172,13 +172,15 @@ def test_restore_refuses_a_file_that_disagrees(clean_slate, tmp_path):
     vaaictl("save", saved)
     before = dump()
     config = json.loads(saved.read_text())
-    [so for so in config["storage_objects"] if so["name"] == "ds1"][0]["path"] = (
+    next(so for so in config["storage_objects"] if so["name"] == "ds1")["path"] = (
         "/srv/elsewhere.img"
     )
     saved.write_text(json.dumps(config))
     refused(
         ["restore", saved],
-        "vaai/ds1 is on %s here, /srv/elsewhere.img in the file" % os.path.join(SCRATCH, "ds1.img"),
+        "vaai/ds1 is on {} here, /srv/elsewhere.img in the file".format(
+            os.path.join(SCRATCH, "ds1.img")
+        ),
     )
     assert dump() == before
 
@@ -193,12 +195,11 @@ def test_a_store_that_is_gone_fails_only_its_luns(clean_slate, tmp_path):
     os.rename(ds2, ds2 + ".away")
     rc, out, err = vaaictl("restore", saved, check=False)
     assert rc == 1 and out == ""
-    loop_wwn = [t["wwn"] for t in before["targets"] if t["fabric"] == "loopback"][0]
+    loop_wwn = next(t["wwn"] for t in before["targets"] if t["fabric"] == "loopback")
     assert err.splitlines()[-1] == (
-        "vaaictl: error: %s is restored but for: vaai/ds2: %s does not exist (a restore "
+        f"vaaictl: error: {saved} is restored but for: vaai/ds2: {ds2} does not exist (a restore "
         "does not create a store: mount or attach what holds it, then restore "
-        "again); target %s: Could not find matching StorageObject for LUN 0"
-        % (saved, ds2, loop_wwn)
+        f"again); target {loop_wwn}: Could not find matching StorageObject for LUN 0"
     )
     assert not os.path.exists(ds2), "the restore made a store"
     now = dump()
@@ -209,7 +210,7 @@ def test_a_store_that_is_gone_fails_only_its_luns(clean_slate, tmp_path):
 
     os.rename(ds2 + ".away", ds2)  # the file system holding it is back
     _, out, _ = vaaictl("restore", saved)
-    assert out == "restored 2 objects from %s\n" % saved
+    assert out == f"restored 2 objects from {saved}\n"
     assert dump() == before
     sg = sg_of(find_disk(VaaiStorageObject("ds2")))
     clear_unit_attention(sg)
@@ -241,8 +242,8 @@ def test_a_store_that_shrank_is_refused(clean_slate, tmp_path):
     rc, _, err = vaaictl("restore", saved, check=False)
     assert rc == 1
     assert (
-        "vaai/ds2: %s holds %d bytes, fewer than the %d saved; a store that "
-        "shrank is not restored" % (ds2, 16 << 20, 32 << 20)
+        f"vaai/ds2: {ds2} holds {16 << 20} bytes, fewer than the {32 << 20} saved; "
+        "a store that shrank is not restored"
     ) in err
     assert [so.name for so in RTSRoot().storage_objects] == ["ds1"]
 
@@ -262,10 +263,10 @@ def test_restore_under_a_logged_in_initiator_keeps_its_session(clean_slate, tmp_
     saved = str(tmp_path / "saveconfig.json")
     vaaictl("save", saved)
     before = dump()
-    tpg = list(Target(FabricModule("iscsi"), IQN, mode="lookup").tpgs)[0]
+    tpg = next(iter(Target(FabricModule("iscsi"), IQN, mode="lookup").tpgs))
     for acl in tpg.node_acls:
-        [m for m in acl.mapped_luns if m.mapped_lun == 1][0].delete()
-    [lun for lun in tpg.luns if lun.lun == 1][0].delete()
+        next(m for m in acl.mapped_luns if m.mapped_lun == 1).delete()
+    next(lun for lun in tpg.luns if lun.lun == 1).delete()
     sh(INITIATOR, "login", IQN)
     try:
         sessions = sorted(os.listdir("/sys/class/iscsi_session"))
@@ -273,7 +274,7 @@ def test_restore_under_a_logged_in_initiator_keeps_its_session(clean_slate, tmp_
         clear_unit_attention(sg)
 
         _, out, _ = vaaictl("restore", saved)
-        assert out == "restored 1 object from %s\n" % saved
+        assert out == f"restored 1 object from {saved}\n"
         assert dump() == before
         assert sorted(os.listdir("/sys/class/iscsi_session")) == sessions
         clear_unit_attention(sg)  # REPORTED LUNS DATA HAS CHANGED (SPC-4 5.14)
@@ -305,7 +306,7 @@ def test_targetcli_creates_exports_and_saves_a_vaai_backstore(clean_slate, tmp_p
     path = os.path.join(SCRATCH, "tc.img")
     clean_slate.append(path)
     _, out, _ = targetcli("/backstores/vaai", "create", "tc1", path, "size=64M")
-    assert "Created vaai tc1 on %s" % path in out
+    assert f"Created vaai tc1 on {path}" in out
     assert VaaiStorageObject("tc1").get_attribute("emulate_3pc") == "1"
     _, out, _ = targetcli("ls", "/backstores/vaai")
     assert "tc1" in out and path in out
@@ -332,6 +333,6 @@ def test_targetcli_creates_exports_and_saves_a_vaai_backstore(clean_slate, tmp_p
     clear_unit_attention(sg)
     assert expect_good(read_blocks(sg, 8, 8, 512)).data == data
 
-    rc, out, err = targetcli("/backstores/vaai", "create", "tc1", path, check=False)
+    _rc, out, err = targetcli("/backstores/vaai", "create", "tc1", path, check=False)
     assert "backstore vaai/tc1 exists already" in out + err
     assert [so.name for so in RTSRoot().storage_objects] == ["tc1"]

@@ -5,7 +5,6 @@ import os
 import struct
 
 import pytest
-
 from conftest import MiB
 from scsi import (
     ILLEGAL_REQUEST,

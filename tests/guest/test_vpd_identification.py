@@ -26,7 +26,7 @@ def naa_designators(disk):
 
 def test_unit_serial_is_the_storage_objects_wwn(lun):
     out = sh("sg_vpd", "-p", "sn", lun.disk)
-    assert re.search(r"Unit serial number: %s\s*$" % re.escape(lun.so.wwn), out, re.M)
+    assert re.search(rf"Unit serial number: {re.escape(lun.so.wwn)}\s*$", out, re.MULTILINE)
 
 
 def test_naa_designator_is_ieee_registered_extended_and_unique(make_lun):

@@ -15,7 +15,6 @@ import subprocess
 import time
 
 import pytest
-
 from conftest import sh
 from rsoc import SUPPORTED, report_one
 from scsi import ILLEGAL_REQUEST, expect_good, expect_sense, read_blocks, sg_io
@@ -57,7 +56,7 @@ def listed(sg):
 
 
 def queue_attr(name, attr):
-    path = "/sys/block/%s/queue/%s" % (name, attr)
+    path = f"/sys/block/{name}/queue/{attr}"
     return int(open(path).read()) if os.path.exists(path) else 0
 
 
@@ -81,7 +80,7 @@ def atomic_disk():
     # the LUN's last reference to the disk goes a moment after it does
     for _ in range(50):
         sh("udevadm", "settle")
-        if not subprocess.run(["modprobe", "-r", "scsi_debug"]).returncode:
+        if not subprocess.run(["modprobe", "-r", "scsi_debug"], check=False).returncode:
             break
         time.sleep(0.1)
     else:
@@ -92,7 +91,7 @@ def device_commands(fn):
     """Run fn with scsi_debug logging each command: the opcodes it got.
     The kernel log is read from a mark of ours on: after a long run the
     ring buffer is full and drops its oldest lines as new ones come."""
-    mark = "test_write_atomic: mark %d" % time.monotonic_ns()
+    mark = f"test_write_atomic: mark {time.monotonic_ns()}"
     with open("/dev/kmsg", "w") as f:
         f.write(mark + "\n")
     with open(SDEBUG + "/opts", "w") as f:
@@ -113,7 +112,7 @@ def device_commands(fn):
 
 def test_units_of_the_device_in_block_limits(atomic_disk, exported):
     path, units = atomic_disk
-    so, sg = exported("atomic", path)
+    _so, sg = exported("atomic", path)
     if not units:
         assert atomic_limits(sg) == (0, 0, 0, 0, 0)
         assert not listed(sg)
@@ -125,7 +124,7 @@ def test_units_of_the_device_in_block_limits(atomic_disk, exported):
 
 def test_write_atomic_reaches_the_device_whole(atomic_disk, exported):
     path, units = atomic_disk
-    so, sg = exported("atomic", path)
+    _so, sg = exported("atomic", path)
     if not units:
         expect_sense(
             write_atomic(sg, 0, bytes(1024)), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE
@@ -154,7 +153,7 @@ def test_write_atomic_reaches_the_device_whole(atomic_disk, exported):
 
 def test_atomic_limits_answer_invalid_field_and_write_nothing(atomic_disk, exported):
     path, units = atomic_disk
-    so, sg = exported("atomic", path)
+    _so, sg = exported("atomic", path)
     if not units:  # 6.1: every one is an unsupported command
         expect_sense(
             write_atomic(sg, 1, bytes(1024)), ILLEGAL_REQUEST, *INVALID_COMMAND_OPERATION_CODE

@@ -4,7 +4,6 @@ patterns written and read back, and every field the standard refuses."""
 import os
 
 import pytest
-
 from conftest import MiB, fill, read, sh
 from scsi import (
     DATA_PROTECT,
@@ -15,13 +14,13 @@ from scsi import (
     expect_sense,
     sg_io,
 )
-from thin import allocated, stat
 from sense_codes import (
     INVALID_FIELD_IN_CDB,
     INVALID_FIELD_IN_COMMAND_IU,
     LBA_OUT_OF_RANGE,
     WRITE_PROTECTED,
 )
+from thin import allocated, stat
 
 # also on a file on XFS: patterns written with direct I/O
 pytestmark = pytest.mark.stores("file", "bdev", "xfs")
@@ -194,7 +193,7 @@ def test_sg_write_same_as_an_administrator_runs_it(lun, tmp_path):
     """sg3_utils' own encoding: --16 with a pattern file, --10, and -U."""
     pattern = tmp_path / "pattern"
     pattern.write_bytes(os.urandom(512))
-    sh("sg_write_same", "--16", "--in=%s" % pattern, "--lba=64", "--num=128", lun.sg)
+    sh("sg_write_same", "--16", f"--in={pattern}", "--lba=64", "--num=128", lun.sg)
     assert read(lun, 64, 128) == pattern.read_bytes() * 128
     sh("sg_write_same", "--10", "--lba=64", "--num=64", lun.sg)
     assert read(lun, 64, 64) == bytes(64 * 512)

@@ -10,7 +10,6 @@ import os
 import time
 
 import pytest
-
 from conftest import sh, unload_and_reload
 from scsi import cdb_write_same16, sg_io
 from slowdev import BS, ended_soon_after, in_background, iscsi_session, usable, zero_luns
@@ -75,11 +74,11 @@ def test_session_drop_mid_write_same_stops_it(slow):
     waits for the session's commands, and the WRITE SAME lets go at once."""
     counters = Counters(slow)
     with iscsi_session(slow) as ((side,), (lun,)):
-        th, out = in_background(lambda: longest_write_same(slow, 20000, via=side))
+        th, _out = in_background(lambda: longest_write_same(slow, 20000, via=side))
         t = time.monotonic()
         lun.parent_tpg.enable = False
         took = time.monotonic() - t
-        assert took < 5, "dropping the session took %.1f s" % took
+        assert took < 5, f"dropping the session took {took:.1f} s"
         counters.stopped()
         lun.parent_tpg.enable = True  # the initiator recovers and fails the command
         th.join(60)

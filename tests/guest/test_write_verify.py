@@ -6,7 +6,6 @@ import os
 import struct
 
 import pytest
-
 from conftest import read
 from scsi import DATA_PROTECT, ILLEGAL_REQUEST, expect_good, expect_sense, sg_io, write_blocks
 from sense_codes import INVALID_FIELD_IN_CDB, LBA_OUT_OF_RANGE, WRITE_PROTECTED

@@ -5,18 +5,14 @@ nothing written; LUNs outside the issuing nexus unreachable."""
 import os
 
 import pytest
-
-from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
-
 from conftest import INITIATOR, MiB, export_beside, fill, read, sh
-from vaai import VaaiStorageObject
-from vaai.export import find_disk, sg_of
+from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
 from scsi import (
     DATA_PROTECT,
-    clear_unit_attention,
     ILLEGAL_REQUEST,
     RESERVATION_CONFLICT,
     cdb_xcopy,
+    clear_unit_attention,
     cscd_e4,
     expect_good,
     expect_sense,
@@ -27,7 +23,6 @@ from scsi import (
     xcopy,
     xcopy_list,
 )
-from thin import stat
 from sense_codes import (
     COPY_TARGET_NOT_REACHABLE,
     INLINE_DATA_LENGTH_EXCEEDED,
@@ -43,7 +38,9 @@ from sense_codes import (
     UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE,
     UNSUPPORTED_TARGET_DESCRIPTOR_TYPE,
 )
-
+from thin import stat
+from vaai import VaaiStorageObject
+from vaai.export import find_disk, sg_of
 
 COPY_ABORTED = 0xA
 ACL_IQN = "iqn.2026-11.org.vaai:xcopy-acl"
@@ -68,9 +65,9 @@ def test_sg_xcopy_within_a_lun(make_lun, block_size):
         "sg_xcopy",
         "if=" + lun.sg,
         "of=" + lun.sg,
-        "bs=%d" % block_size,
-        "count=%d" % n,
-        "seek=%d" % (2 * n),
+        f"bs={block_size}",
+        f"count={n}",
+        f"seek={2 * n}",
     )
     assert read(lun, 2 * n, n) == data
     assert read(lun, 0, n) == data
@@ -132,7 +129,7 @@ def test_sixteen_cscds_and_sixty_four_segments(make_lun):
         assert (
             back[(63 - k) * 16 * 512 : (64 - k) * 16 * 512]
             == data[k * 16 * 512 : (k + 1) * 16 * 512]
-        ), "segment %d" % k
+        ), f"segment {k}"
 
 
 @pytest.mark.parametrize("shift", [+37, -37])

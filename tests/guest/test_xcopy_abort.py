@@ -9,7 +9,6 @@ import struct
 import time
 
 import pytest
-
 from conftest import sh, unload_and_reload
 from scsi import (
     ILLEGAL_REQUEST,
@@ -25,8 +24,8 @@ from scsi import (
     xcopy,
     xcopy_list,
 )
-from slowdev import BS, SIZE, ended_soon_after, in_background, iscsi_session, usable, zero_luns
 from sense_codes import OPERATION_IN_PROGRESS
+from slowdev import BS, SIZE, ended_soon_after, in_background, iscsi_session, usable, zero_luns
 
 SEG_BLOCKS = 65535
 
@@ -60,7 +59,7 @@ def stopped_early(lun, list_id):
     answers an aborted command GOOD to the initiator, so its status says
     nothing.)"""
     state, done = copy_status(lun, list_id)
-    assert state == 0x02, "copy state 0x%02x after the abort" % state
+    assert state == 0x02, f"copy state 0x{state:02x} after the abort"
     assert 0 < done < SIZE
 
 
@@ -138,7 +137,7 @@ def test_removing_a_lun_mid_copy_stops_it(zero_pair):
         b_lun.delete()
         took = time.monotonic() - t
         ended_soon_after(th, out, t, "the LUN removal")
-        assert took < 5, "removing the LUN took %.1f s" % took
+        assert took < 5, f"removing the LUN took {took:.1f} s"
         clear_unit_attention(ai.sg)
         stopped_early(ai, 8)
 
@@ -152,12 +151,12 @@ def test_session_drop_mid_copy_stops_it(zero_pair):
     a, b = zero_pair
     failed = stat_failed(a)
     with iscsi_session(a, b) as ((ai, bi), (_, b_lun)):
-        th, out = copy_in_background(ai, bi, 9, timeout_ms=20000)
+        th, _out = copy_in_background(ai, bi, 9, timeout_ms=20000)
         tpg = b_lun.parent_tpg
         t = time.monotonic()
         tpg.enable = False
         took = time.monotonic() - t
-        assert took < 5, "dropping the session took %.1f s" % took
+        assert took < 5, f"dropping the session took {took:.1f} s"
         assert stat_failed(a) == failed + 1
         tpg.enable = True  # let the initiator recover and fail the command
         th.join(60)

@@ -9,9 +9,7 @@ import os
 import subprocess
 
 import pytest
-from rtslib_fb.utils import RTSLibNotInCFS
-
-from conftest import MiB, SCRATCH, cached_bytes, drop_caches, sh
+from conftest import SCRATCH, MiB, cached_bytes, current, drop_caches, sh
 from scsi import clear_unit_attention, cscd_e4, expect_good, naa_of, seg_b2b, xcopy, xcopy_list
 from vaai import VaaiStorageObject
 from vaai.export import export_loopback, find_disk, sg_of, unexport
@@ -36,7 +34,7 @@ def ext4_dir():
         sh("umount", mnt)
         sh("fsck.ext4", "-n", "-f", loop)
     finally:
-        subprocess.run(["umount", mnt], capture_output=True)
+        subprocess.run(["umount", mnt], capture_output=True, check=False)
         sh("losetup", "-d", loop)
         os.unlink(image)
 
@@ -48,8 +46,8 @@ def two_luns(ext4_dir):
     made, wwn = [], None
     try:
         for i in range(2):
-            path = os.path.join(ext4_dir, "nr%d.img" % i)
-            so = VaaiStorageObject("nr%d" % i, path=path, size=LUN_BYTES)
+            path = os.path.join(ext4_dir, f"nr{i}.img")
+            so = VaaiStorageObject(f"nr{i}", path=path, size=LUN_BYTES)
             made.append((so, path))
             so.set_attribute("emulate_write_cache", "0")
             lun = export_loopback(so, lun=i, wwn=wwn)
@@ -62,18 +60,16 @@ def two_luns(ext4_dir):
             luns.append((so, sg, disk, path))
         yield luns
     finally:
-        for so, path in made:
-            try:
-                so = VaaiStorageObject(so.name)
+        for made_so, path in made:
+            so = current(made_so)
+            if so is not None:
                 unexport(so)
                 so.delete()
-            except RTSLibNotInCFS:
-                pass
             os.unlink(path)
 
 
 def dd(*args):
-    return subprocess.run(("dd", "status=none") + args, check=True, capture_output=True).stdout
+    return subprocess.run(("dd", "status=none", *args), check=True, capture_output=True).stdout
 
 
 @pytest.mark.parametrize("mode", ["auto", "buffered"])
@@ -99,6 +95,5 @@ def test_copy_between_ext4_files(two_luns, mode):
         f.seek(2048 * 512)
         assert f.read(COPY_BYTES) == data
     assert (
-        dd("if=" + b_disk, "bs=1M", "iflag=direct", "skip=1", "count=%d" % (COPY_BYTES // MiB))
-        == data
+        dd("if=" + b_disk, "bs=1M", "iflag=direct", "skip=1", f"count={COPY_BYTES // MiB}") == data
     )

@@ -7,7 +7,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 
-import report  # noqa: E402
+import report
 
 
 def run_report(tmp_path, flag, runs, page):
@@ -15,10 +15,10 @@ def run_report(tmp_path, flag, runs, page):
     that held page; the page's path afterwards."""
     args = []
     for i, run in enumerate(runs):
-        path = tmp_path / ("run%d.json" % i)
+        path = tmp_path / (f"run{i}.json")
         path.write_text(json.dumps(run))
         args += [flag, str(path)]
     out = tmp_path / "benchmarks.md"
     out.write_text(page)
-    assert report.main(["report.py"] + args + [str(out)]) == 0
+    assert report.main(["report.py", *args, str(out)]) == 0
     return out

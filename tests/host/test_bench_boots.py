@@ -15,7 +15,6 @@ import report  # noqa: E402
 import report_boots  # noqa: E402
 from report_run import run_report  # noqa: E402
 
-
 META = {
     "rounds": 3,
     "runtime_s": 3,
@@ -73,11 +72,11 @@ BOOT2 = run(
 
 
 def rows(text, title):
-    part = text.split("### %s\n" % title)[1].split("###")[0].split("\nOf the")[0]
+    part = text.split(f"### {title}\n")[1].split("###")[0].split("\nOf the")[0]
     return [
-        [c.strip() for c in l.strip("|").split("|")]
-        for l in part.splitlines()
-        if l.startswith("| ")
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in part.splitlines()
+        if line.startswith("| ")
     ]
 
 

@@ -9,7 +9,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 
-import guest_bench  # noqa: E402
+import guest_bench
 
 
 def test_the_counters_are_read_and_move_forward():

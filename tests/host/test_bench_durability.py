@@ -58,11 +58,11 @@ DATA = {
 
 
 def rows(text, title):
-    part = text.split("### %s\n" % title)[1].split("###")[0]
+    part = text.split(f"### {title}\n")[1].split("###")[0]
     return [
-        [c.strip() for c in l.strip("|").split("|")]
-        for l in part.splitlines()
-        if l.startswith("| ")
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in part.splitlines()
+        if line.startswith("| ")
     ]
 
 

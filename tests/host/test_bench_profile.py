@@ -17,26 +17,26 @@ from report_run import run_report  # noqa: E402
 # What `perf script -F comm,time,ip,sym,dso` prints for samples with call
 # chains: a header line, then one indented line per frame, leaf first.
 SCRIPT = """\
-fio  1234.500000: 
+fio  1234.500000:
 \t ffffffffc0a1b2c3 vaai_file_submit_rw+0x23 ([target_core_vaai])
 \t ffffffffc0a00000 __target_execute_cmd ([target_core_mod])
 
-swapper     0 [001] 1234.502000: 
+swapper     0 [001] 1234.502000:
 \t ffffffff81000000 native_safe_halt+0x7 ([kernel.kallsyms])
 \t ffffffff81000010 default_idle ([kernel.kallsyms])
 
-fio  1234.504000: 
+fio  1234.504000:
 \t ffffffffc0b00100 xfs_ilock ([xfs])
 \t ffffffffc0a1b2c3 vaai_file_direct_submit+0x40 ([target_core_vaai])
 
-fio  1234.506000: 
+fio  1234.506000:
 \t 55555 fio_gettime (/usr/bin/fio)
 
-kworker/1:1  1234.508000: 
+kworker/1:1  1234.508000:
 \t ffffffff81000300 blk_mq_run_hw_queue ([kernel.kallsyms])
 \t ffffffffc0c00300 tcm_loop_queuecommand ([tcm_loop])
 
-perf  1234.510000: 
+perf  1234.510000:
 \t ffffffff81000200 memcpy ([kernel.kallsyms])
 """
 
@@ -114,7 +114,7 @@ def test_render_profile_table():
     }
     text = report_profile.render_profile(data)
     buckets = text[: text.index("Time through the named functions")]
-    rows = [l for l in buckets.splitlines() if l.startswith("| 4k-randwrite-qd32 |")]
+    rows = [line for line in buckets.splitlines() if line.startswith("| 4k-randwrite-qd32 |")]
     assert [r.split(" | ")[1] for r in rows] == [
         "vaai (ours)",
         "target_core_file",
@@ -146,7 +146,7 @@ def test_module_frames_named_by_kallsyms(tmp_path):
         "\t ffffffffc0c00300 tcm_loop_queuecommand ([kernel.kallsyms])\n"
         "\t ffffffff81000300 blk_mq_run_hw_queue ([kernel.kallsyms])\n"
     )
-    [(comm, t, chain)] = guest_profile.parse_script(text, modsyms)
+    [(comm, _t, chain)] = guest_profile.parse_script(text, modsyms)
     assert chain == [
         ("tcm_loop_queuecommand", "tcm_loop"),
         ("blk_mq_run_hw_queue", "kernel.kallsyms"),
@@ -155,20 +155,20 @@ def test_module_frames_named_by_kallsyms(tmp_path):
 
 
 THROUGH_SCRIPT = """\
-kworker/0:2  20.000000: 
+kworker/0:2  20.000000:
 \t ffffffff81000400 blkdev_issue_flush ([kernel.kallsyms])
 \t ffffffffc0b00400 xfs_file_fsync ([xfs])
 \t ffffffff81000500 iomap_dio_rw ([kernel.kallsyms])
 \t ffffffffc0a1b2c3 vaai_file_direct_submit ([target_core_vaai])
 
-fio  20.002000: 
+fio  20.002000:
 \t ffffffff81000600 finish_task_switch ([kernel.kallsyms])
 \t ffffffff81000700 __schedule ([kernel.kallsyms])
 
-swapper  20.004000: 
+swapper  20.004000:
 \t ffffffff81000000 native_safe_halt ([kernel.kallsyms])
 
-fio  20.006000: 
+fio  20.006000:
 \t ffffffff81000800 read_tsc ([kernel.kallsyms])
 """
 
@@ -200,15 +200,19 @@ def test_render_profile_tables_the_time_through_named_functions():
         "results": [{"workload": "4k-randwrite-qd32", "ours": side, "lio": side}],
     }
     text = report_profile.render_profile(data)
-    head = [l for l in text.splitlines() if l.startswith("| workload | side | xfs_file_fsync")]
-    assert head == ["| workload | side | %s |" % " | ".join(guest_profile.THROUGH)]
+    head = [
+        line for line in text.splitlines() if line.startswith("| workload | side | xfs_file_fsync")
+    ]
+    assert head == ["| workload | side | {} |".format(" | ".join(guest_profile.THROUGH))]
     rows = [
-        l for l in text[text.index(head[0]) :].splitlines() if l.startswith("| 4k-randwrite-qd32 |")
+        line
+        for line in text[text.index(head[0]) :].splitlines()
+        if line.startswith("| 4k-randwrite-qd32 |")
     ]
     # the block store's LIO side is target_core_iblock
     assert rows == [
-        "| 4k-randwrite-qd32 | vaai (ours) | 500.0 | 0.0 | 500.0 | 0.0 | 0.0 | 500.0 |",
-        "| 4k-randwrite-qd32 | target_core_iblock | 500.0 | 0.0 | 500.0 | 0.0 | 0.0 | 500.0 |",
+        ("| 4k-randwrite-qd32 | vaai (ours) | 500.0 | 0.0 | 500.0 | 0.0 | 0.0 | 500.0 |"),
+        ("| 4k-randwrite-qd32 | target_core_iblock | 500.0 | 0.0 | 500.0 | 0.0 | 0.0 | 500.0 |"),
     ]
 
 
@@ -268,18 +272,18 @@ def test_reparse_computes_the_figures_again_from_the_kept_text(tmp_path, monkeyp
 
 
 ISCSI_SCRIPT = """\
-iscsi_trx  40.000000: 
+iscsi_trx  40.000000:
 \t ffffffff81000900 tcp_recvmsg ([kernel.kallsyms])
 \t ffffffffc0d00100 iscsit_get_rx_pdu ([iscsi_target_mod])
 
-kworker/u4:1  40.002000: 
+kworker/u4:1  40.002000:
 \t ffffffffc0e00100 iscsi_sw_tcp_xmit_segment ([iscsi_tcp])
 \t ffffffffc0e10100 iscsi_xmitworker ([libiscsi])
 
-fio  40.004000: 
+fio  40.004000:
 \t ffffffff81000a00 tcp_sendmsg ([kernel.kallsyms])
 
-kworker/1:1H  40.006000: 
+kworker/1:1H  40.006000:
 \t ffffffffc0e20100 iscsi_tcp_recv_skb ([libiscsi_tcp])
 """
 
@@ -327,17 +331,21 @@ def _iscsi_run(store="file", date="2026-11-25 15:00 UTC", fabric="iscsi"):
 
 def test_an_iscsi_profile_has_the_target_and_initiator_columns():
     text = report_profile.render_profile(_iscsi_run())
-    head = [l for l in text.splitlines() if l.startswith("| workload | side | IOPS")]
+    head = [line for line in text.splitlines() if line.startswith("| workload | side | IOPS")]
     assert head == [
-        "| workload | side | IOPS | busy | backend | under backend | "
-        "under target | LIO core | iSCSI target | initiator | xfs | "
-        "kernel, rest | fio | user, rest |"
+        (
+            "| workload | side | IOPS | busy | backend | under backend | "
+            "under target | LIO core | iSCSI target | initiator | xfs | "
+            "kernel, rest | fio | user, rest |"
+        )
     ]
     table = text[text.index(head[0]) :].splitlines()[:4]
-    assert len({l.count("|") for l in table}) == 1
-    row = [l for l in text.splitlines() if l.startswith("| 4k-randread-qd32 | vaai (ours) | 1000")][
-        0
-    ]
+    assert len({line.count("|") for line in table}) == 1
+    row = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("| 4k-randread-qd32 | vaai (ours) | 1000")
+    )
     # LIO core, iSCSI target, initiator: 0, 0 and half of 2 ms
     assert row.strip("| ").split(" | ")[7:10] == ["0", "0", "1000"]
     assert "the file store over iSCSI" in " ".join(text.split())
@@ -381,7 +389,7 @@ def test_the_profilers_own_threads_are_left_out():
     """perf, the sleep it times and the script's thread reading the disk's
     counters are the profiler's, not the I/O's."""
     text = "".join(
-        "%s  50.%06d: \n\t ffffffff81000800 read_tsc ([kernel.kallsyms])\n\n" % (comm, i)
+        f"{comm}  50.{i:06d}: \n\t ffffffff81000800 read_tsc ([kernel.kallsyms])\n\n"
         for i, comm in enumerate(("perf", "perf-exec", "sleep", "python3", "fio"))
     )
     got = guest_profile.attribute(guest_profile.parse_script(text), 2, 1000)

@@ -90,16 +90,16 @@ CAW = {
 
 def test_caw_table():
     text = render(DATA, THIN, CAW)
-    row = [l for l in text.splitlines() if l.startswith("| disjoint-8 |")][0]
+    row = next(lio for lio in text.splitlines() if lio.startswith("| disjoint-8 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells == ["disjoint-8", "400", "100", "4.00", "100", "400", "0.25"]
 
 
 def data_rows(text):
     return [
-        [c.strip() for c in l.strip("|").split("|")]
-        for l in text.splitlines()
-        if l.startswith("| 4k-") or l.startswith("| 64k-")
+        [c.strip() for c in lio.strip("|").split("|")]
+        for lio in text.splitlines()
+        if lio.startswith(("| 4k-", "| 64k-"))
     ]
 
 
@@ -173,7 +173,7 @@ def test_a_page_without_the_sections_block_is_refused():
 
 def test_thin_table_reports_time_ratio_and_allocation():
     text = render(DATA, THIN, CAW)
-    row = [l for l in text.splitlines() if l.startswith("| zero |")][0]
+    row = next(lio for lio in text.splitlines() if lio.startswith("| zero |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells == ["zero", "1.00", "8.00", "0.12", "0.50", "1024 MiB", "1024 MiB"]
 
@@ -234,7 +234,7 @@ CLONE = {
 
 
 def clone_row(text, start):
-    row = [l for l in text.splitlines() if l.startswith(start)]
+    row = [lio for lio in text.splitlines() if lio.startswith(start)]
     return [c.strip() for c in row[0].strip("|").split("|")]
 
 
@@ -263,7 +263,7 @@ def test_clone_failed_copy_is_never_a_time():
     assert cells[4:7] == ["0.50", "failed", "n/a"]
     assert cells[10] == "n/a"
     # host rows feed the host column, they are not rows of their own
-    assert len([l for l in text.splitlines() if l.startswith("| xfs |")]) == 2
+    assert len([lio for lio in text.splitlines() if lio.startswith("| xfs |")]) == 2
 
 
 def test_clone_skipped_points_say_why():
@@ -300,9 +300,9 @@ def counted(result, **per_side):
 def events_rows(text):
     part = text[text.index("### Context switches per I/O") :]
     return [
-        [c.strip() for c in l.strip("|").split("|")]
-        for l in part.splitlines()
-        if l.startswith("| 4k-")
+        [c.strip() for c in lio.strip("|").split("|")]
+        for lio in part.splitlines()
+        if lio.startswith("| 4k-")
     ]
 
 
@@ -314,7 +314,7 @@ def test_context_switches_per_io_are_tabled_per_side():
     text = render(dict(DATA, results=results))
     assert "#### file store (XFS on a RAM disk) over tcm_loop" in text
     assert "#### block store (RAM disk) over iSCSI" in text
-    heads = [l for l in text.splitlines() if l.startswith("| workload | vaai (ours)")]
+    heads = [lio for lio in text.splitlines() if lio.startswith("| workload | vaai (ours)")]
     assert heads == [
         "| workload | vaai (ours) | target_core_file | target_core_file async_io |",
         "| workload | vaai (ours) | target_core_iblock |",

@@ -6,7 +6,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 
-import guest_bench  # noqa: E402
+import guest_bench
 
 
 def test_without_side_every_store_runs_its_usual_sides():

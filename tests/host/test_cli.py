@@ -8,10 +8,10 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
-from vaai import backstore, cli, config, stats  # noqa: E402
-from vaai.errors import VaaiError  # noqa: E402
-from vaai.exporter import parse_listen  # noqa: E402
-from vaai.params import chap_pair, initiator_name  # noqa: E402
+from vaai import backstore, cli, config, stats
+from vaai.errors import VaaiError
+from vaai.exporter import parse_listen
+from vaai.params import chap_pair, initiator_name
 
 
 def run(capsys, *argv):
@@ -83,16 +83,16 @@ def test_create_passes_the_parsed_options(capsys, monkeypatch):
         "direct",
     )
     assert rc == 0 and err == ""
-    assert got == dict(
-        name="ds1",
-        path="/srv/ds1.img",
-        size=1 << 30,
-        readonly=False,
-        wwn=None,
-        profile="plain",
-        block_size=4096,
-        io_mode="direct",
-    )
+    assert got == {
+        "name": "ds1",
+        "path": "/srv/ds1.img",
+        "size": 1 << 30,
+        "readonly": False,
+        "wwn": None,
+        "profile": "plain",
+        "block_size": 4096,
+        "io_mode": "direct",
+    }
     assert out == "created vaai/ds1 on /srv/ds1.img (1073741824 bytes, file store, profile plain)\n"
 
 
@@ -101,20 +101,20 @@ def test_list_table(capsys, monkeypatch):
         backstore,
         "list_all",
         lambda: [
-            dict(
-                name="ds1",
-                store="file",
-                size=2 << 40,
-                block_size=512,
-                readonly=False,
-                thin=True,
-                write_cache=False,
-                path="/srv/ds1.img",
-                exports=["iscsi/iqn.2026-11.org.vaai:t1/tpg1/lun0"],
-            )
+            {
+                "name": "ds1",
+                "store": "file",
+                "size": 2 << 40,
+                "block_size": 512,
+                "readonly": False,
+                "thin": True,
+                "write_cache": False,
+                "path": "/srv/ds1.img",
+                "exports": ["iscsi/iqn.2026-11.org.vaai:t1/tpg1/lun0"],
+            }
         ],
     )
-    rc, out, _ = run(capsys, "list")
+    _rc, out, _ = run(capsys, "list")
     head, row = out.splitlines()
     assert head.split() == ["NAME", "STORE", "SIZE", "BS", "MODE", "PATH", "EXPORTS"]
     assert row.split() == [
@@ -152,7 +152,7 @@ def base():
 
 def test_stats_for_an_unknown_backstore(capsys, monkeypatch):
     monkeypatch.setattr(stats, "read", lambda names=None: {})
-    rc, out, err = run(capsys, "stats", "ds9")
+    rc, _out, err = run(capsys, "stats", "ds9")
     assert rc == 1 and "no vaai backstore ds9" in err
 
 
@@ -196,12 +196,12 @@ def test_bad_listen_addresses(text):
 
 
 def test_console_scripts_name_functions_that_exist():
-    import re
     import importlib
+    import re
 
     here = os.path.dirname(__file__)
     with open(os.path.join(here, "..", "..", "python", "pyproject.toml")) as f:
-        scripts = re.findall(r'^(\S+) = "([\w.]+):(\w+)"$', f.read(), re.M)
+        scripts = re.findall(r'^(\S+) = "([\w.]+):(\w+)"$', f.read(), re.MULTILINE)
     assert {name for name, _, _ in scripts} == {"vaaictl", "targetcli-vaai"}
     for _, module, fn in scripts:
         assert callable(getattr(importlib.import_module(module), fn))
@@ -210,23 +210,23 @@ def test_console_scripts_name_functions_that_exist():
 @pytest.mark.parametrize(
     "kw, words",
     [
-        (dict(name="bad/name"), "backstore name 'bad/name'"),
-        (dict(wwn="has space"), "unit serial 'has space'"),
-        (dict(wwn="x" * 254), "use up to 253 printable characters"),
+        ({"name": "bad/name"}, "backstore name 'bad/name'"),
+        ({"wwn": "has space"}, "unit serial 'has space'"),
+        ({"wwn": "x" * 254}, "use up to 253 printable characters"),
         (
-            dict(path="/nonexistent-dir/x.img", size="1M"),
+            {"path": "/nonexistent-dir/x.img", "size": "1M"},
             "directory /nonexistent-dir does not exist",
         ),
-        (dict(path="/nonexistent.img", size=None), "does not exist; give --size"),
-        (dict(size="12 parsecs"), "not a number of bytes"),
-        (dict(profile="vmware"), "unknown profile 'vmware'"),
+        ({"path": "/nonexistent.img", "size": None}, "does not exist; give --size"),
+        ({"size": "12 parsecs"}, "not a number of bytes"),
+        ({"profile": "vmware"}, "unknown profile 'vmware'"),
     ],
 )
 def test_create_refuses_before_touching_the_kernel(monkeypatch, kw, words):
     monkeypatch.setattr(
         backstore, "load_module", lambda: pytest.fail("got as far as loading the module")
     )
-    args = dict(name="ds1", path="/srv/x.img", size="1M")
+    args = {"name": "ds1", "path": "/srv/x.img", "size": "1M"}
     args.update(kw)
     with pytest.raises(VaaiError, match=words.replace("(", r"\(")):
         backstore.create(args.pop("name"), args.pop("path"), **args)

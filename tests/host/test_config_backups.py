@@ -1,21 +1,22 @@
 """vaaictl save keeps the default file's previous versions as targetcli
 does: gzipped in backup/ beside it, only when changed, the newest ten."""
 
-import datetime
+import datetime as dt
 import gzip
+import json
 import os
 import stat
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
-from vaai import config  # noqa: E402
+from vaai import config
 
-T0 = datetime.datetime(2026, 11, 26, 15, 0, 0)
+T0 = dt.datetime(2026, 11, 26, 15, 0, 0)
 
 
 def at(minutes):
-    return T0 + datetime.timedelta(minutes=minutes)
+    return T0 + dt.timedelta(minutes=minutes)
 
 
 def saved(tmp_path, text):
@@ -47,7 +48,7 @@ def test_an_unchanged_file_is_not_kept_twice(tmp_path):
 
 def test_the_newest_ten_are_kept(tmp_path):
     for i in range(13):
-        path = saved(tmp_path, '{"n": %d}\n' % i)
+        path = saved(tmp_path, json.dumps({"n": i}) + "\n")
         config.back_up(path, now=at(i))
     kept = sorted(os.listdir(tmp_path / "backup"))
     assert len(kept) == config.MAX_BACKUPS == 10

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
-from vaai import config  # noqa: E402
+from vaai import config
 
 IQN = "iqn.2026-11.org.vaai:t1"
 ESX = "iqn.1998-01.com.vmware:esx01"
@@ -143,5 +143,5 @@ def test_load_refuses_missing_and_broken_files(tmp_path):
         config.load(str(tmp_path / "nope.json"))
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(config.VaaiError, match="not a saveconfig.json"):
+    with pytest.raises(config.VaaiError, match=r"not a saveconfig\.json"):
         config.load(str(bad))

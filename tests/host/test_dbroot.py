@@ -7,7 +7,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
-from vaai import storage  # noqa: E402
+from vaai import storage
 
 
 def test_pr_and_alua_are_made_where_the_dbroot_points(tmp_path, monkeypatch):
@@ -15,7 +15,7 @@ def test_pr_and_alua_are_made_where_the_dbroot_points(tmp_path, monkeypatch):
     root.mkdir()
     (root / "pr").mkdir(mode=0o755)  # one already there is kept
     dbroot = tmp_path / "dbroot"
-    dbroot.write_text("%s\n" % root)
+    dbroot.write_text(f"{root}\n")
     monkeypatch.setattr(storage, "DBROOT", str(dbroot))
     storage.ensure_dbroot()
     assert (root / "pr").is_dir() and (root / "alua").is_dir()

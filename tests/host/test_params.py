@@ -7,8 +7,8 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
-from vaai.errors import VaaiError  # noqa: E402
-from vaai.params import control_string, fc_wwn, parse_info, parse_size  # noqa: E402
+from vaai.errors import VaaiError
+from vaai.params import control_string, fc_wwn, parse_info, parse_size
 
 
 @pytest.mark.parametrize(

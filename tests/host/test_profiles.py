@@ -7,8 +7,8 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
-from vaai.errors import VaaiError  # noqa: E402
-from vaai.profiles import attributes, device_nonrot, is_nonrot  # noqa: E402
+from vaai.errors import VaaiError
+from vaai.profiles import attributes, device_nonrot, is_nonrot
 
 
 def fake_sysfs(tmp_path, dev, rotational, partition=False):
@@ -16,10 +16,11 @@ def fake_sysfs(tmp_path, dev, rotational, partition=False):
     disk = tmp_path / "devices" / "sda"
     node = disk / "sda1" if partition else disk
     (disk / "queue").mkdir(parents=True)
-    (disk / "queue" / "rotational").write_text("%d\n" % rotational)
+    (disk / "queue" / "rotational").write_text(f"{rotational}\n")
     node.mkdir(exist_ok=True)
     (tmp_path / "dev" / "block").mkdir(parents=True)
-    os.symlink(str(node), str(tmp_path / "dev" / "block" / ("%d:%d" % dev)))
+    major, minor = dev
+    os.symlink(str(node), str(tmp_path / "dev" / "block" / f"{major}:{minor}"))
     return str(tmp_path)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "guest"))
 
-import sense_codes  # noqa: E402
+import sense_codes
 
 
 def test_every_entry_is_read_with_its_values():

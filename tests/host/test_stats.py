@@ -1,13 +1,13 @@
 """Host-side tests of the counter reader and its three renderings."""
 
 import json
-import re
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
-from vaai import stats  # noqa: E402
+from vaai import stats
 
 
 def fake_lun(root, hba, name, block=512, **values):
@@ -15,9 +15,9 @@ def fake_lun(root, hba, name, block=512, **values):
     os.makedirs(attrib)
     for key, _ in stats.COUNTERS:
         with open(os.path.join(attrib, "stats_" + key), "w") as f:
-            f.write("%d\n" % values.get(key, 0))
+            f.write(f"{values.get(key, 0)}\n")
     with open(os.path.join(attrib, "block_size"), "w") as f:
-        f.write("%d\n" % block)
+        f.write(f"{block}\n")
 
 
 def test_read_finds_vaai_luns_only_and_converts_blocks(tmp_path):
@@ -92,7 +92,7 @@ def test_json_carries_every_counter_and_rates():
     doc = json.loads(stats.as_json({"ds1": counters(unmap=3)}, {"ds1": {"MBDEL/s": 4.0}}))
     assert doc["ds1"]["unmap"] == 3
     assert doc["ds1"]["mb_per_s"] == {"MBDEL/s": 4.0}
-    assert set(k for k, _ in stats.COUNTERS) <= set(doc["ds1"])
+    assert {k for k, _ in stats.COUNTERS} <= set(doc["ds1"])
 
 
 def parse_prometheus(text):

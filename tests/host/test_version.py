@@ -19,7 +19,9 @@ def module_version():
 def test_the_module_the_packages_and_the_python_package_agree():
     module = module_version()
     debian = re.match(r"vaai \(([^)]+)\)", read("debian", "changelog")).group(1)
-    python = re.search(r'^version = "([^"]+)"', read("python", "pyproject.toml"), re.M).group(1)
+    python = re.search(
+        r'^version = "([^"]+)"', read("python", "pyproject.toml"), re.MULTILINE
+    ).group(1)
     assert (debian, python) == (module, module)
 
 
@@ -27,4 +29,4 @@ def test_the_man_pages_name_the_release():
     module = module_version()
     for page in ("vaaictl.8", "targetcli-vaai.8"):
         th = read("dist", "man", page).splitlines()[0]
-        assert '"vaai %s"' % module in th, (page, th)
+        assert f'"vaai {module}"' in th, (page, th)

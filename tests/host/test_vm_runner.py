@@ -20,8 +20,10 @@ _spec.loader.exec_module(run)
         "[   21.814012] Oops: 0000 [#1] PREEMPT SMP NOPTI\n",
         "[    3.1] WARNING: CPU: 1 PID: 7 at drivers/target/x.c:10 f+0x1/0x2\n",
         "[  130.0] INFO: task python3:272 blocked for more than 120 seconds.\n",
-        "[   99.0] ==================================================================\n"
-        "BUG: KASAN: slab-out-of-bounds in vaai_x+0x1\n",
+        (
+            "[   99.0] ==================================================================\n"
+            "BUG: KASAN: slab-out-of-bounds in vaai_x+0x1\n"
+        ),
         "[    7.2] UBSAN: shift-out-of-bounds in target_core/vaai_cdb.c:120:9\n",
         "[   40.0] WARNING: possible circular locking dependency detected\n",
         "[   40.0] WARNING: possible recursive locking detected\n",
@@ -66,12 +68,12 @@ def test_watch_reports_the_test_and_the_lines_around_the_first_trouble():
     watch = run.ConsoleWatch()
     lines = (
         ["[ 1.0] vaai-test: tests/guest/test_a.py::test_one[file]\n"]
-        + ["[ 1.%d] sd 2:0:1:0: [sda] line %d\n" % (i, i) for i in range(10)]
+        + [f"[ 1.{i}] sd 2:0:1:0: [sda] line {i}\n" for i in range(10)]
         + [
             "[ 2.0] workqueue: WQ_MEM_RECLAIM a:f is flushing !WQ_MEM_RECLAIM b:g\n",
             "[ 2.0] WARNING: CPU: 0 PID: 165 at kernel/workqueue.c:2635 x+0xb4/0x100\n",
         ]
-        + ["[ 2.1] frame %d\n" % i for i in range(100)]
+        + [f"[ 2.1] frame {i}\n" for i in range(100)]
         + [
             "[ 3.0] vaai-test: tests/guest/test_b.py::test_two\n",
             "[ 3.1] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n",
@@ -81,14 +83,14 @@ def test_watch_reports_the_test_and_the_lines_around_the_first_trouble():
         watch.feed(line)
     report = watch.report()
     assert report[:2] == [
-        "  [ 2.0] WARNING: CPU: 0 PID: 165 at kernel/workqueue.c:2635 x+0xb4/0x100",
+        ("  [ 2.0] WARNING: CPU: 0 PID: 165 at kernel/workqueue.c:2635 x+0xb4/0x100"),
         "  [ 3.1] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2",
     ]
     assert "run.py: the first came during tests/guest/test_a.py::test_one[file]" in report
     context = [line[4:] for line in report if line.startswith("  | ")]
     assert len(context) == run.CONTEXT_BEFORE + run.CONTEXT_AFTER
     assert "[ 2.0] workqueue: WQ_MEM_RECLAIM a:f is flushing !WQ_MEM_RECLAIM b:g" in context
-    assert context[-1] == "[ 2.1] frame %d" % (run.CONTEXT_AFTER - 2)
+    assert context[-1] == f"[ 2.1] frame {run.CONTEXT_AFTER - 2}"
 
 
 def test_a_clean_console_has_nothing_to_report():
@@ -146,13 +148,15 @@ def test_vng_finds_virtme_run_beside_it():
 def test_the_guest_command_reaches_the_guest_shell_word_for_word(tmp_path):
     make_tree(tmp_path, "")
     cmd = ["sh", "-c", "uname -r; echo 'a b'", "-k", "x and y"]
-    args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--"] + cmd)
+    args = run.parse_args(["--kernel-dir", str(tmp_path), "--log", "l", "--", *cmd])
     guest = run.vng_argv(args, "/r/rc")[-1]
     words = shlex.split(guest)
-    assert (
-        words[words.index("tests/vm/guest-init.sh") :]
-        == ["tests/vm/guest-init.sh", run.REPO, "/r/rc"] + cmd
-    )
+    assert words[words.index("tests/vm/guest-init.sh") :] == [
+        "tests/vm/guest-init.sh",
+        run.REPO,
+        "/r/rc",
+        *cmd,
+    ]
 
 
 def test_the_stock_kernel_boots_as_before(monkeypatch):
@@ -181,7 +185,7 @@ def test_another_root_reaches_vng(monkeypatch):
     argv = run.vng_argv(args, "rc")
     assert argv[argv.index("--root") + 1] == "/r/root"
     assert argv[argv.index("--cwd") + 1] == "/r/root" + run.REPO
-    assert argv[argv.index("--rwdir") + 1] == "%s=%s" % (run.REPO, run.REPO)
+    assert argv[argv.index("--rwdir") + 1] == f"{run.REPO}={run.REPO}"
     args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
     assert "--root" not in run.vng_argv(args, "rc")
 
@@ -189,7 +193,7 @@ def test_another_root_reaches_vng(monkeypatch):
 def test_a_kernel_nowhere_stops_the_run(monkeypatch):
     monkeypatch.setattr(run.os.path, "exists", lambda path: False)
     args = run.parse_args(["--kver", "6.9.9-amd64", "--log", "l", "--", "true"])
-    with pytest.raises(SystemExit, match="install linux-image-6.9.9-amd64"):
+    with pytest.raises(SystemExit, match=r"install linux-image-6\.9\.9-amd64"):
         run.vng_argv(args, "rc")
 
 
@@ -213,7 +217,8 @@ def test_extra_kernel_arguments_follow_the_usual_ones(monkeypatch):
             "true",
         ]
     )
-    assert kernel_args(run.vng_argv(args, "rc")) == run.GUEST_CMDLINE + [
+    assert kernel_args(run.vng_argv(args, "rc")) == [
+        *run.GUEST_CMDLINE,
         "clocksource=tsc",
         "tsc=reliable",
     ]
@@ -244,12 +249,12 @@ def scripted_boots(monkeypatch, tmp_path, consoles):
 
 
 EARLY_DEATH = ["[    1.3] pci 0000:00:02.0: [1af4:1000] type 00 class 0x020000\n"]
-EARLY_PANIC = EARLY_DEATH + ["[    1.4] Kernel panic - not syncing: VFS: Unable to mount root\n"]
+EARLY_PANIC = [*EARLY_DEATH, "[    1.4] Kernel panic - not syncing: VFS: Unable to mount root\n"]
 UP = ["guest-init: up\n"]
 
 
 def test_a_guest_dead_before_user_space_is_booted_once_more(monkeypatch, tmp_path, capsys):
-    made = scripted_boots(monkeypatch, tmp_path, [(None, EARLY_DEATH), (0, UP + ["ok\n"])])
+    made = scripted_boots(monkeypatch, tmp_path, [(None, EARLY_DEATH), (0, [*UP, "ok\n"])])
     log = str(tmp_path / "console.log")
     assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 0
     assert len(made) == 2
@@ -270,7 +275,7 @@ def test_a_guest_dead_twice_before_user_space_fails(monkeypatch, tmp_path):
 @pytest.mark.parametrize(
     "rc,lines",
     [
-        (None, UP + ["[   40.0] Kernel panic - not syncing: Fatal exception\n"]),
+        (None, [*UP, "[   40.0] Kernel panic - not syncing: Fatal exception\n"]),
         (
             None,
             [
@@ -279,7 +284,7 @@ def test_a_guest_dead_twice_before_user_space_fails(monkeypatch, tmp_path):
             ],
         ),
         (3, UP),
-        (0, UP + ["[   40.0] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n"]),
+        (0, [*UP, "[   40.0] WARNING: CPU: 1 PID: 7 at y.c:1 y+0x1/0x2\n"]),
         (None, EARLY_PANIC),  # trouble before user space is trouble
         (None, ["qemu-system-x86_64: cannot set up guest memory\n"]),  # no kernel at all
     ],

@@ -16,11 +16,9 @@ WORK = os.path.join(REPO, "build", "packages")
 
 
 def sh(*argv, **kw):
-    p = subprocess.run(argv, capture_output=True, text=True, **kw)
+    p = subprocess.run(argv, capture_output=True, text=True, **kw, check=False)
     if p.returncode:
-        raise AssertionError(
-            "%s failed (%d):\n%s%s" % (" ".join(argv), p.returncode, p.stdout, p.stderr)
-        )
+        raise AssertionError(f"{' '.join(argv)} failed ({p.returncode}):\n{p.stdout}{p.stderr}")
     return p.stdout
 
 
@@ -48,16 +46,26 @@ class Root:
             "DEBIAN_FRONTEND": "noninteractive",
         }
         p = subprocess.run(
-            ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "root", self.path]
-            + list(argv),
+            [
+                "unshare",
+                "-m",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                script,
+                "root",
+                self.path,
+                *list(argv),
+            ],
             capture_output=True,
             text=True,
             env=env,
+            check=False,
         )
         if check and p.returncode:
             raise AssertionError(
-                "in the root: %s failed (%d):\n%s%s"
-                % (" ".join(argv), p.returncode, p.stdout, p.stderr)
+                f"in the root: {' '.join(argv)} failed ({p.returncode}):\n{p.stdout}{p.stderr}"
             )
         return p
 

@@ -111,7 +111,7 @@ class ConsoleWatch:
     def report(self):
         out = ["  " + line for line in self.trouble[:20]]
         if self.test:
-            out.append("run.py: the first came during %s" % self.test)
+            out.append(f"run.py: the first came during {self.test}")
         out.append("run.py: the console around the first of them:")
         return out + ["  | " + line for line in self.context or ()]
 
@@ -171,12 +171,12 @@ def guest_kernel(args):
     if args.kver:
         # Installed from its package, or unpacked from it beside its modules
         # (tests/vm/newest-kernel.sh).
-        for kernel in ("/boot/vmlinuz-%s" % args.kver, "/lib/modules/%s/vmlinuz" % args.kver):
+        for kernel in (f"/boot/vmlinuz-{args.kver}", f"/lib/modules/{args.kver}/vmlinuz"):
             if os.path.exists(kernel):
                 return kernel, {}
         sys.exit(
-            "run.py: no /boot/vmlinuz-%s; install linux-image-%s "
-            "(tests/vm/deps.sh does)" % (args.kver, args.kver)
+            f"run.py: no /boot/vmlinuz-{args.kver}; install linux-image-{args.kver} "
+            "(tests/vm/deps.sh does)"
         )
     # vng boots a tree's bzImage and links the tree's modules (through its
     # .virtme_mods) under /lib/modules in the guest.
@@ -184,8 +184,8 @@ def guest_kernel(args):
     for need in ("arch/x86/boot/bzImage", "modules.order", ".config"):
         if not os.path.exists(os.path.join(kernel, need)):
             sys.exit(
-                "run.py: %s has no %s; not a built kernel tree "
-                "(tests/vm/debug-kernel.sh builds one)" % (kernel, need)
+                f"run.py: {kernel} has no {need}; not a built kernel tree "
+                "(tests/vm/debug-kernel.sh builds one)"
             )
     # Tell guest-init.sh a kmemleak scan is due, so a missing one fails.
     if tree_config(kernel, "CONFIG_DEBUG_KMEMLEAK") == "y":
@@ -196,14 +196,14 @@ def guest_kernel(args):
 def vng_argv(args, rc_file):
     kernel, kernel_env = guest_kernel(args)
     # VAAI_* settings reach the guest job; nothing else of the host's env.
-    env = dict((k, v) for k, v in os.environ.items() if k.startswith("VAAI_") and k != "VAAI_VNG")
+    env = {k: v for k, v in os.environ.items() if k.startswith("VAAI_") and k != "VAAI_VNG"}
     env.update(kernel_env)
-    env = ["%s=%s" % (k, shlex.quote(v)) for k, v in sorted(env.items())]
+    env = [f"{k}={shlex.quote(v)}" for k, v in sorted(env.items())]
     # The guest runs this through its shell: each word quoted, so an
     # argument like `sh -c 'a; b'` or `-k 'x and y'` arrives whole.
     guest = " ".join(
-        (["env"] + env if env else [])
-        + [shlex.quote(w) for w in ["tests/vm/guest-init.sh", REPO, rc_file] + args.cmd]
+        (["env", *env] if env else [])
+        + [shlex.quote(w) for w in ["tests/vm/guest-init.sh", REPO, rc_file, *args.cmd]]
     )
     # --force-9p: vng would try virtiofsd first, Debian 12 has none it can
     # drive, and it waits 3 s for it each boot before falling back to 9p.
@@ -220,7 +220,7 @@ def vng_argv(args, rc_file):
         args.cpus,
         # With --root, virtme reads a bare path as one inside it.
         "--rwdir",
-        "%s=%s" % (REPO, REPO) if args.root else REPO,
+        f"{REPO}={REPO}" if args.root else REPO,
         "--overlay-rwdir",
         "/etc",
         "--overlay-rwdir",
@@ -240,10 +240,12 @@ def vng_argv(args, rc_file):
         argv += ["--root", os.path.abspath(args.root)]
     if args.serve:
         argv += [
-            "--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
-            "-device virtio-net-pci,netdev=n9"
+            (
+                "--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
+                "-device virtio-net-pci,netdev=n9"
+            )
         ]
-    return argv + ["--", guest]
+    return [*argv, "--", guest]
 
 
 def vng_env():
@@ -261,7 +263,7 @@ def boot(args, argv, rc_file):
         os.unlink(rc_file)
     watch = ConsoleWatch()
     with open(args.log, "w") as log:
-        log.write("# %s\n" % " ".join(argv))
+        log.write("# {}\n".format(" ".join(argv)))
         proc = subprocess.Popen(
             argv,
             stdout=subprocess.PIPE,
@@ -290,7 +292,7 @@ def boot(args, argv, rc_file):
             proc.wait()
         except TimeoutError:
             proc.wait()
-            print("run.py: VM killed after %d s; console log: %s" % (args.timeout, args.log))
+            print(f"run.py: VM killed after {args.timeout:d} s; console log: {args.log}")
             return 124, watch
         except KeyboardInterrupt:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -319,7 +321,7 @@ def run(args):
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        print("run.py: another VM is running; waiting for %s" % VM_LOCK)
+        print(f"run.py: another VM is running; waiting for {VM_LOCK}")
         fcntl.flock(lock, fcntl.LOCK_EX)
     first = args.log + ".first-boot"
     if os.path.exists(first):
@@ -328,21 +330,20 @@ def run(args):
     if rc is None and watch.booted and not watch.up and not watch.trouble:
         os.replace(args.log, first)
         print(
-            "run.py: the guest died before user space (console log: %s); "
-            "booting it once more" % first
+            f"run.py: the guest died before user space (console log: {first}); booting it once more"
         )
         rc, watch = boot(args, argv, rc_file)
     if rc is None:
-        print("run.py: the guest never reported back (panic or crash); console log: %s" % args.log)
+        print(f"run.py: the guest never reported back (panic or crash); console log: {args.log}")
         if watch.trouble:
             print("\n".join(watch.report()))
         return 1
     if watch.trouble:
-        print("run.py: kernel trouble on the console (see %s):" % args.log)
+        print(f"run.py: kernel trouble on the console (see {args.log}):")
         print("\n".join(watch.report()))
         return rc or 1
     if rc:
-        print("run.py: guest command failed with %d; console log: %s" % (rc, args.log))
+        print(f"run.py: guest command failed with {rc}; console log: {args.log}")
     return rc
 
 

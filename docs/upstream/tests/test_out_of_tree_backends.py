@@ -17,7 +17,6 @@ import sys
 import textwrap
 
 import pytest
-
 import rtslib
 from rtslib import fabric, node, root, tcm
 from rtslib.utils import RTSLibError
@@ -106,16 +105,16 @@ class FakeConfigfs:
             write(top / "iscsi" / "discovery_auth" / name, value + "\n")
 
     def storage_object(self, dirprefix, index, name, info, wwn, udev_path=""):
-        hba = self.core / ("%s_%d" % (dirprefix, index))
+        hba = self.core / (f"{dirprefix}_{index}")
         if not hba.is_dir():
-            write(hba / "hba_info", "HBA Index: %d plugin: %s version: v5.0\n" % (index, dirprefix))
+            write(hba / "hba_info", f"HBA Index: {index} plugin: {dirprefix} version: v5.0\n")
             write(hba / "hba_mode", "0\n")
         so = hba / name
         so.mkdir()
         write(so / "info", info)
         write(so / "enable", "1\n")
         write(so / "udev_path", udev_path + "\n")
-        write(so / "wwn" / "vpd_unit_serial", "T10 VPD Unit Serial Number: %s\n" % wwn)
+        write(so / "wwn" / "vpd_unit_serial", f"T10 VPD Unit Serial Number: {wwn}\n")
         write(so / "attrib" / "block_size", "512\n")
         write(so / "attrib" / "emulate_tpu", "0\n")
         write(so / "attrib" / "hw_block_size", "512\n")
@@ -162,10 +161,10 @@ class FakeConfigfs:
         for sub in ("attrib", "param", "auth", "acls", "np", "lun"):
             (tpg / sub).mkdir(exist_ok=True)
         for index, so in luns.items():
-            lun = tpg / "lun" / ("lun_%d" % index)
+            lun = tpg / "lun" / (f"lun_{index}")
             lun.mkdir()
             write(lun / "alua_tg_pt_gp", "TG Port Alias: default_tg_pt_gp\n")
-            os.symlink(so, lun / ("alias%d" % index))
+            os.symlink(so, lun / (f"alias{index}"))
         return tpg.parent
 
     def tree(self):
@@ -185,7 +184,7 @@ class FakeConfigfs:
 
 
 def _no_modprobe(module):
-    raise AssertionError("rtslib tried to load kernel module %s" % module)
+    raise AssertionError(f"rtslib tried to load kernel module {module}")
 
 
 @pytest.fixture
@@ -239,14 +238,14 @@ def install_backend(tmp_path, monkeypatch):
         write(site / (BACKEND_MODULE + ".py"), source)
         dist = site / "rtslib_oot_test-1.0.dist-info"
         write(dist / "METADATA", "Metadata-Version: 2.1\nName: rtslib-oot-test\nVersion: 1.0\n")
-        write(dist / "entry_points.txt", "[%s]\n%s\n" % (GROUP, "\n".join(entry_points)))
+        write(dist / "entry_points.txt", "[{}]\n{}\n".format(GROUP, "\n".join(entry_points)))
         monkeypatch.syspath_prepend(str(site))
 
     return install
 
 
 def storage_objects():
-    return {"%s/%s" % (so.plugin, so.name): so for so in root.RTSRoot().storage_objects}
+    return {f"{so.plugin}/{so.name}": so for so in root.RTSRoot().storage_objects}
 
 
 # Registration through the API
@@ -403,7 +402,7 @@ def test_save_refuses_and_writes_nothing(cfs, tmp_path):
         assert "\n" not in message
         assert "oot/ds1, oot/ds2" in message
         assert "rtslib support for the 'oot' backend is not installed" in message
-        assert "nothing was written to %s" % save_file in message
+        assert f"nothing was written to {save_file}" in message
         assert sorted(os.listdir(tmp_path)) == before
     assert not new_file.exists()
     assert old_file.read_text() == '{"storage_objects": [], "targets": []}\n'
@@ -543,7 +542,7 @@ def test_known_types_clear_as_before(cfs):
 
 
 def test_entry_point_is_loaded_on_the_first_unknown_type(cfs, install_backend):
-    install_backend("demo = %s:DemoStorageObject" % BACKEND_MODULE)
+    install_backend(f"demo = {BACKEND_MODULE}:DemoStorageObject")
     cfs.ramdisk()
     # Known types only: no backend is imported.
     assert list(storage_objects()) == ["ramdisk/r1"]
@@ -571,22 +570,22 @@ def test_entry_point_is_loaded_on_the_first_unknown_type(cfs, install_backend):
             id="no-module",
         ),
         pytest.param(
-            "oot = %s:NoSuchClass" % BACKEND_MODULE, BACKEND_SOURCE, "NoSuchClass", id="no-class"
+            f"oot = {BACKEND_MODULE}:NoSuchClass", BACKEND_SOURCE, "NoSuchClass", id="no-class"
         ),
         pytest.param(
-            "oot = %s:NotAStorageObject" % BACKEND_MODULE,
+            f"oot = {BACKEND_MODULE}:NotAStorageObject",
             BACKEND_SOURCE,
             "not a subclass of rtslib.tcm.StorageObject",
             id="not-a-storage-object",
         ),
         pytest.param(
-            "oot = %s:DemoStorageObject" % BACKEND_MODULE,
+            f"oot = {BACKEND_MODULE}:DemoStorageObject",
             "raise RuntimeError('boom')\n",
             "boom",
             id="import-raises",
         ),
         pytest.param(
-            "oot = %s:DemoStorageObject" % BACKEND_MODULE,
+            f"oot = {BACKEND_MODULE}:DemoStorageObject",
             "def broken(:\n",
             "invalid syntax",
             id="syntax-error",
@@ -599,14 +598,14 @@ def test_broken_entry_point_leaves_the_type_unknown(cfs, install_backend, entry_
     so = storage_objects()["oot/ds1"]
     assert type(so) is tcm.UnknownStorageObject
     assert so.reason.startswith(
-        "rtslib support for the 'oot' backend failed to load (entry point %s): " % entry_point
+        f"rtslib support for the 'oot' backend failed to load (entry point {entry_point}): "
     )
     assert why in so.reason
     with pytest.raises(RTSLibError) as e:
         so.delete()
     assert str(e.value) == "Cannot delete storage object oot/ds1: " + so.reason
     assert "\n" not in str(e.value)
-    with pytest.raises(RTSLibError, match="oot/ds1.*failed to load"):
+    with pytest.raises(RTSLibError, match=r"oot/ds1.*failed to load"):
         root.RTSRoot().clear_existing(confirm=True)
     assert ds1.is_dir()
     assert "oot" not in tcm.so_mapping
@@ -615,8 +614,8 @@ def test_broken_entry_point_leaves_the_type_unknown(cfs, install_backend, entry_
 def test_broken_entry_point_does_not_stop_the_others(cfs, install_backend):
     install_backend(
         "oot = rtslib_oot_no_such_module:Cls",
-        "demo = %s:DemoStorageObject" % BACKEND_MODULE,
-        "fileio = %s:DemoStorageObject" % BACKEND_MODULE,
+        f"demo = {BACKEND_MODULE}:DemoStorageObject",
+        f"fileio = {BACKEND_MODULE}:DemoStorageObject",
     )
     cfs.oot()
     cfs.storage_object("demo", 0, "d1", DEMO_INFO, "w1")
@@ -628,7 +627,7 @@ def test_broken_entry_point_does_not_stop_the_others(cfs, install_backend):
 
 
 def test_restore_creates_objects_of_entry_point_backends(cfs, install_backend):
-    install_backend("demo = %s:DemoStorageObject" % BACKEND_MODULE)
+    install_backend(f"demo = {BACKEND_MODULE}:DemoStorageObject")
     config = {
         "storage_objects": [
             {"plugin": "demo", "name": "d9", "size": 8192},
@@ -638,8 +637,10 @@ def test_restore_creates_objects_of_entry_point_backends(cfs, install_backend):
     }
     errors = root.RTSRoot().restore(config)
     assert errors == [
-        "Could not create StorageObject ds1: rtslib support for the 'oot' "
-        "backend is not installed, skipped"
+        (
+            "Could not create StorageObject ds1: rtslib support for the 'oot' "
+            "backend is not installed, skipped"
+        )
     ]
     d9 = cfs.core / "demo_0" / "d9"
     assert (d9 / "control").read_text() == "size=8192"
@@ -652,7 +653,7 @@ def test_backend_registered_by_its_module_with_alt_dirprefix(cfs, install_backen
         from rtslib.tcm import register_storage_object
         register_storage_object(DemoStorageObject, "demo", alt_dirprefix="kdemo")
     """)
-    install_backend("demo = %s:DemoStorageObject" % BACKEND_MODULE, source=source)
+    install_backend(f"demo = {BACKEND_MODULE}:DemoStorageObject", source=source)
     cfs.storage_object("kdemo", 0, "d1", DEMO_INFO, "w1")
     so = storage_objects()["demo/d1"]
     backend = sys.modules[BACKEND_MODULE]
