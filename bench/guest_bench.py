@@ -313,14 +313,16 @@ def run_store(stores, store, fabric, sides, names, runtime, rounds):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("out")
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("out", help="the JSON results file to write")
+    p.add_argument(
+        "--rounds", type=int, default=3, help="rounds of every run (default %(default)s)"
+    )
     p.add_argument(
         "--runtime", type=int, default=3, help="seconds per run after 1 s of warm-up (at least 1)"
     )
     p.add_argument("--only", action="append", help="workload names to run")
-    p.add_argument("--fabric", action="append", choices=FABRICS)
-    p.add_argument("--store", action="append", choices=tuple(SIDES))
+    p.add_argument("--fabric", action="append", choices=FABRICS, help="fabrics (default: all)")
+    p.add_argument("--store", action="append", choices=tuple(SIDES), help="stores (default: all)")
     p.add_argument(
         "--side",
         action="append",

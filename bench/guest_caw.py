@@ -116,8 +116,8 @@ def measure(so, seconds):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("out")
-    p.add_argument("--seconds", type=int, default=5)
+    p.add_argument("out", help="the JSON results file to write")
+    p.add_argument("--seconds", type=int, default=5, help="seconds per point (default %(default)s)")
     args = p.parse_args()
 
     results = {}

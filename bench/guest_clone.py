@@ -429,7 +429,7 @@ class Block:
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("out")
+    p.add_argument("out", help="the JSON results file to write")
     p.add_argument("--sizes", default="1G,4G", help="clone sizes (default %(default)s)")
     p.add_argument("--fs", default="xfs,ext4", help="file systems, in order (default %(default)s)")
     p.add_argument("--cmds", default="4M,16M", help="bytes per EXTENDED COPY (default %(default)s)")

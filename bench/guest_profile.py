@@ -311,17 +311,28 @@ def reparse(out, raw_dir):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("out")
-    p.add_argument("--workload", action="append", choices=sorted(gb.WORKLOADS))
-    p.add_argument("--store", default="file", choices=tuple(gb.SIDES))
-    p.add_argument("--fabric", default="loop", choices=("loop", "iscsi"))
+    p.add_argument("out", help="the JSON results file to write")
+    p.add_argument(
+        "--workload",
+        action="append",
+        choices=sorted(gb.WORKLOADS),
+        help=f"workloads to profile (default: {' '.join(DEFAULT_WORKLOADS)})",
+    )
+    p.add_argument(
+        "--store", default="file", choices=tuple(gb.SIDES), help="store (default %(default)s)"
+    )
+    p.add_argument(
+        "--fabric", default="loop", choices=("loop", "iscsi"), help="fabric (default %(default)s)"
+    )
     p.add_argument(
         "--side",
         action="append",
         metavar="WHO",
         help="the store's sides to profile, as guest_bench.py's --side",
     )
-    p.add_argument("--seconds", type=int, default=5)
+    p.add_argument(
+        "--seconds", type=int, default=5, help="seconds sampled per side (default %(default)s)"
+    )
     p.add_argument(
         "--reparse",
         action="store_true",

@@ -38,9 +38,9 @@ def send(sg, cmds):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("out")
-    p.add_argument("--size", default="1G")
-    p.add_argument("--cmd", default="4M")
+    p.add_argument("out", help="the JSON results file to write")
+    p.add_argument("--size", default="1G", help="bytes copied (default %(default)s)")
+    p.add_argument("--cmd", default="4M", help="bytes per EXTENDED COPY (default %(default)s)")
     args = p.parse_args()
     size, cmd = parse_size(args.size), parse_size(args.cmd)
     res = {}

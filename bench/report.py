@@ -445,8 +445,8 @@ def main(argv):
         if name in MERGE:
             p.add_argument("--" + name, metavar="JSON", action="append", help=MERGE[name][1])
         else:
-            p.add_argument("--" + name, metavar="JSON")
-    p.add_argument("out")
+            p.add_argument("--" + name, metavar="JSON", help="one run's results")
+    p.add_argument("out", help="the page whose blocks are rewritten: docs/benchmarks.md")
     args = p.parse_args(argv[1:])
     loaded = {}
     for name in SECTIONS:

@@ -35,10 +35,19 @@ def local_initiator():
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("image")
+    p.add_argument("image", help="the LUN's file, created sparse when missing")
     p.add_argument("--size", default="8G", help="size when IMAGE is created")
-    p.add_argument("--ip", default="0.0.0.0")  # noqa: S104 - a portal on every address
-    p.add_argument("--initiator", action="append", default=[])
+    p.add_argument(
+        "--ip",
+        default="0.0.0.0",  # noqa: S104 - a portal on every address
+        help="portal address (default: every address)",
+    )
+    p.add_argument(
+        "--initiator",
+        action="append",
+        default=[],
+        help="initiator IQN to map (repeat; default: this machine's)",
+    )
     args = p.parse_args()
 
     initiators = args.initiator or local_initiator()

@@ -62,15 +62,20 @@ def parser():
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
 
     c = sub.add_parser("create", help="create a vaai backstore")
-    c.add_argument("name")
+    c.add_argument("name", help="backstore name (vaai/NAME)")
     c.add_argument("path", help="block device, or file (created sparse with --size)")
     c.add_argument("--size", type=_size, help="size of a new file: 4096, 64M, 2T")
-    c.add_argument("--readonly", action="store_true")
+    c.add_argument("--readonly", action="store_true", help="refuse every write to the LUN")
     c.add_argument("--wwn", help="unit serial (default: a new UUID)")
     c.add_argument(
         "--profile", choices=PROFILES, default="esxi", help="attribute defaults (default: esxi)"
     )
-    c.add_argument("--block-size", type=int, choices=(512, 4096))
+    c.add_argument(
+        "--block-size",
+        type=int,
+        choices=(512, 4096),
+        help="logical block size the hosts see (default: 512)",
+    )
     c.add_argument(
         "--io-mode",
         choices=("auto", "direct", "buffered"),
@@ -79,25 +84,29 @@ def parser():
     )
 
     d = sub.add_parser("delete", help="delete a backstore and its LUNs (not its data)")
-    d.add_argument("name")
+    d.add_argument("name", help="backstore name")
 
     rs = sub.add_parser("resize", help="grow a backstore's LUN to its store's size")
-    rs.add_argument("name")
+    rs.add_argument("name", help="backstore name")
     rs.add_argument(
         "size", nargs="?", type=_size, help="grow a file store to this size first: 100G, 2T"
     )
 
     ls = sub.add_parser("list", help="list vaai backstores")
-    ls.add_argument("--json", action="store_true")
+    ls.add_argument("--json", action="store_true", help="as JSON, every attribute")
 
     e = sub.add_parser("export", help="export a backstore over a fabric")
-    e.add_argument("name")
+    e.add_argument("name", help="backstore name")
     fab = e.add_subparsers(dest="fabric", metavar="FABRIC", required=True)
     i = fab.add_parser("iscsi", help="an iSCSI target portal group")
     i.add_argument("--iqn", type=_typed(initiator_name), help="target name (default: a new one)")
-    i.add_argument("--ip", default="0.0.0.0")  # noqa: S104 - a portal on every address
-    i.add_argument("--port", type=int, default=3260)
-    i.add_argument("--lun", type=int, default=0)
+    i.add_argument(
+        "--ip",
+        default="0.0.0.0",  # noqa: S104 - a portal on every address
+        help="portal address (default: every address)",
+    )
+    i.add_argument("--port", type=int, default=3260, help="portal port (default: 3260)")
+    i.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
     i.add_argument(
         "--initiator",
         action="append",
@@ -105,13 +114,25 @@ def parser():
         type=_typed(initiator_name),
         help="initiator IQN to map (repeat)",
     )
-    i.add_argument("--chap", type=_typed(chap_pair), metavar="USER:SECRET")
-    i.add_argument("--mutual-chap", type=_typed(chap_pair), metavar="USER:SECRET")
+    i.add_argument(
+        "--chap",
+        type=_typed(chap_pair),
+        metavar="USER:SECRET",
+        help="CHAP the initiators must answer (a secret of 12 characters or more)",
+    )
+    i.add_argument(
+        "--mutual-chap",
+        type=_typed(chap_pair),
+        metavar="USER:SECRET",
+        help="CHAP the target answers the initiators with (with --chap)",
+    )
     i.add_argument(
         "--profile", choices=PROFILES, default="esxi", help="settings of a new TPG (default: esxi)"
     )
     f = fab.add_parser("fc", help="a Fibre Channel target port")
-    f.add_argument("--wwpn", required=True, type=_typed(fc_wwn))
+    f.add_argument(
+        "--wwpn", required=True, type=_typed(fc_wwn), help="the target port's WWPN (naa.…)"
+    )
     f.add_argument(
         "--initiator",
         action="append",
@@ -119,19 +140,26 @@ def parser():
         type=_typed(fc_wwn),
         help="initiator WWPN to map (repeat)",
     )
-    f.add_argument("--lun", type=int, default=0)
-    f.add_argument("--driver", choices=("tcm_fc", "qla2xxx"), default="tcm_fc")
+    f.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
+    f.add_argument(
+        "--driver",
+        choices=("tcm_fc", "qla2xxx"),
+        default="tcm_fc",
+        help="LIO's FC fabric module: FCoE or a QLogic HBA (default: tcm_fc)",
+    )
     lo = fab.add_parser("loopback", help="a local SCSI disk through tcm_loop")
-    lo.add_argument("--lun", type=int, default=0)
+    lo.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
 
     u = sub.add_parser("unexport", help="remove every LUN exporting a backstore")
-    u.add_argument("name")
+    u.add_argument("name", help="backstore name")
 
     s = sub.add_parser("stats", help="VAAI counters per backstore (esxtop style)")
-    s.add_argument("names", nargs="*", metavar="NAME")
+    s.add_argument("names", nargs="*", metavar="NAME", help="backstores (default: every one)")
     out = s.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true")
-    out.add_argument("--prometheus", action="store_true")
+    out.add_argument("--json", action="store_true", help="as JSON")
+    out.add_argument(
+        "--prometheus", action="store_true", help="in Prometheus' text exposition format"
+    )
     s.add_argument(
         "--interval", type=_seconds, help="seconds between two readings (adds MB/s columns)"
     )
@@ -139,15 +167,27 @@ def parser():
     s.add_argument("--count", type=int, help="with --watch: stop after N views")
 
     x = sub.add_parser("exporter", help="serve the counters to Prometheus over HTTP")
-    x.add_argument("--listen", default="127.0.0.1:9737", metavar="ADDR:PORT")
+    x.add_argument(
+        "--listen",
+        default="127.0.0.1:9737",
+        metavar="ADDR:PORT",
+        help="where to serve /metrics (default: 127.0.0.1:9737)",
+    )
 
     sv = sub.add_parser("save", help="save the running configuration")
-    sv.add_argument("file", nargs="?", default=config.SAVE_FILE)
+    sv.add_argument(
+        "file", nargs="?", default=config.SAVE_FILE, help=f"where (default: {config.SAVE_FILE})"
+    )
     r = sub.add_parser("restore", help="restore a saved configuration (merge)")
-    r.add_argument("file", nargs="?", default=config.SAVE_FILE)
+    r.add_argument(
+        "file",
+        nargs="?",
+        default=config.SAVE_FILE,
+        help=f"what to restore (default: {config.SAVE_FILE})",
+    )
 
     t = sub.add_parser("targetcli", help="targetcli with vaai backstores", add_help=False)
-    t.add_argument("args", nargs=argparse.REMAINDER)
+    t.add_argument("args", nargs=argparse.REMAINDER, help="targetcli's own arguments")
     return p
 
 

@@ -230,7 +230,11 @@ def demo(workdir):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--dir", default=os.environ.get("VAAI_SCRATCH", "/run/vaai"))
+    p.add_argument(
+        "--dir",
+        default=os.environ.get("VAAI_SCRATCH", "/run/vaai"),
+        help="where the LUN's file goes (default: $VAAI_SCRATCH or /run/vaai)",
+    )
     args = p.parse_args(argv)
     return demo(args.dir)
 

@@ -124,8 +124,8 @@ def parse_args(argv):
         "--kernel-dir",
         help="a built kernel tree: its bzImage, and its modules for modprobe in the guest",
     )
-    p.add_argument("--mem", default="2G")
-    p.add_argument("--cpus", default="2")
+    p.add_argument("--mem", default="2G", help="guest memory (default %(default)s)")
+    p.add_argument("--cpus", default="2", help="guest CPUs (default %(default)s)")
     p.add_argument(
         "--timeout", type=int, default=1500, help="seconds before the VM is killed (0: never)"
     )
