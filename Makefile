@@ -17,6 +17,8 @@ endif
 KDIR ?= /lib/modules/$(KERNELRELEASE)/build
 W ?= 1
 PYTHON ?= /usr/bin/python3
+# ruff, installed by make deps (tests/vm/deps.sh) with virtme-ng.
+RUFF ?= $(or $(VAAI_VENV),/var/cache/vaai/venv)/bin/ruff
 # The kernel's scsi/scsi_proto.h, which the host-side parser builds use too.
 KSRC ?= $(firstword $(wildcard /lib/modules/$(KERNELRELEASE)/source) $(KDIR))
 
@@ -53,7 +55,8 @@ help:
 	@echo "                among them) in a VM on TEST_KERNEL (Debian 12's own), the"
 	@echo "                cross-kernel suites on the other tested kernels, then the"
 	@echo "                Debian packages"
-	@echo "make test-host  host-side tests only (pytest, then test-parsers)"
+	@echo "make test-host  host-side tests only (lint, pytest, then test-parsers)"
+	@echo "make lint       ruff check and ruff format --check over the Python files"
 	@echo "make test-upstream  the rtslib-fb patch in docs/upstream/ on its latest release"
 	@echo "make test-parsers  the parsers' unit tests, with ASan and UBSan"
 	@echo "make fuzz       each parser's libFuzzer target for FUZZ_SECONDS (60) s"
@@ -117,9 +120,14 @@ test: deps
 modules-all:
 	for k in $(KERNELS); do $(MAKE) module KERNELRELEASE=$$k || exit; done
 
-test-host:
+test-host: lint
 	$(PYTHON) -m pytest -q tests/host
 	$(MAKE) test-parsers
+
+# Every Python file of the tree, as python/pyproject.toml configures ruff.
+lint:
+	$(RUFF) check --config python/pyproject.toml .
+	$(RUFF) format --check --config python/pyproject.toml .
 
 test-upstream:
 	docs/upstream/run-tests.sh -q
@@ -208,7 +216,7 @@ serve: deps
 	tests/vm/run.py --kver $(KERNELRELEASE) --serve --timeout 0 \
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
-.PHONY: all module test-kmod install clean help deps test test-host test-parsers test-guest \
+.PHONY: all module test-kmod install clean help deps test test-host lint test-parsers test-guest \
 	test-libiscsi \
 	test-cross test-kernels modules-all deb test-packages test-upstream \
 	test-debug report-libiscsi demo bench serve

@@ -18,6 +18,7 @@ PKGS="build-essential linux-image-amd64 linux-headers-amd64
       dosfstools"
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42
+RUFF_VERSION=0.17.6
 
 . "$(dirname "$0")/debian-pkgs.sh"
 # shellcheck disable=SC2086
@@ -33,6 +34,12 @@ if ! "$VENV/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then
 	echo "deps: installing virtme-ng $VNG_VERSION into $VENV"
 	/usr/bin/python3 -m venv --system-site-packages "$VENV"
 	"$VENV/bin/pip" install -q "virtme-ng==$VNG_VERSION"
+fi
+
+# ruff, which make lint runs (python/pyproject.toml), in the same venv.
+if ! "$VENV/bin/ruff" --version 2>/dev/null | grep -qx "ruff $RUFF_VERSION"; then
+	echo "deps: installing ruff $RUFF_VERSION into $VENV"
+	"$VENV/bin/pip" install -q "ruff==$RUFF_VERSION"
 fi
 
 # vaaictl and targetcli-vaai: the python/ package, installed editable (it
