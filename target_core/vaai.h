@@ -301,7 +301,9 @@ sense_reason_t vaai_cdb_accept(struct se_cmd *cmd, enum vaai_cdb_err err,
 			       const struct vaai_cdb_args *a,
 			       enum vaai_xfer xfer, bool write,
 			       sense_reason_t (*execute)(struct se_cmd *cmd));
-void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun);
+sense_reason_t vaai_cdb_parse(struct se_cmd *cmd, vaai_cdb_check_t check,
+			      enum vaai_xfer xfer, bool write,
+			      sense_reason_t (*execute)(struct se_cmd *cmd));
 sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err);
 void vaai_dev_set_limits(struct vaai_dev *vdev);
 

@@ -131,12 +131,8 @@ static sense_reason_t vaai_caw_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_caw_parse(struct se_cmd *cmd)
 {
-	struct vaai_cdb_lun lun;
-	struct vaai_cdb_args a;
-
 	if (!cmd->se_dev->dev_attrib.emulate_caw)
 		return TCM_UNSUPPORTED_SCSI_OPCODE;
-	vaai_cdb_lun_get(cmd, &lun);
-	return vaai_cdb_accept(cmd, vaai_caw_cdb_check(cmd->t_task_cdb, &lun, &a),
-			       &a, VAAI_XFER_BLOCKS, true, vaai_caw_execute);
+	return vaai_cdb_parse(cmd, vaai_caw_cdb_check, VAAI_XFER_BLOCKS, true,
+			      vaai_caw_execute);
 }

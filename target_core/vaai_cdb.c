@@ -175,7 +175,7 @@ sense_reason_t vaai_cdb_accept(struct se_cmd *cmd, enum vaai_cdb_err err,
 }
 
 /* What the CDB checks of vaai_cdb_fields.c know of cmd's LUN. */
-void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
+static void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 {
 	struct se_device *dev = cmd->se_dev;
 	struct se_dev_attrib *da = &dev->dev_attrib;
@@ -192,6 +192,22 @@ void vaai_cdb_lun_get(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 	else
 		lun->atomic_max = lun->atomic_align = lun->atomic_gran =
 			lun->atomic_boundary = 0;
+}
+
+/*
+ * The parse of a command whose CDB check needs to know the LUN: the
+ * check, then vaai_cdb_accept()'s tail.
+ */
+sense_reason_t vaai_cdb_parse(struct se_cmd *cmd, vaai_cdb_check_t check,
+			      enum vaai_xfer xfer, bool write,
+			      sense_reason_t (*execute)(struct se_cmd *cmd))
+{
+	struct vaai_cdb_lun lun;
+	struct vaai_cdb_args a;
+
+	vaai_cdb_lun_get(cmd, &lun);
+	return vaai_cdb_accept(cmd, check(cmd->t_task_cdb, &lun, &a), &a, xfer,
+			       write, execute);
 }
 
 /* The sense reason LIO core answers a failed CDB check with. */

@@ -87,10 +87,6 @@ static sense_reason_t vaai_lbas_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_lba_status_parse(struct se_cmd *cmd)
 {
-	struct vaai_cdb_lun lun;
-	struct vaai_cdb_args a;
-
-	vaai_cdb_lun_get(cmd, &lun);
-	return vaai_cdb_accept(cmd, vaai_lbas_cdb_check(cmd->t_task_cdb, &lun, &a),
-			       &a, VAAI_XFER_IN, false, vaai_lbas_execute);
+	return vaai_cdb_parse(cmd, vaai_lbas_cdb_check, VAAI_XFER_IN, false,
+			      vaai_lbas_execute);
 }

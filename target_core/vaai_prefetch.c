@@ -48,10 +48,6 @@ static sense_reason_t vaai_prefetch_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_prefetch_parse(struct se_cmd *cmd)
 {
-	struct vaai_cdb_lun lun;
-	struct vaai_cdb_args a;
-
-	vaai_cdb_lun_get(cmd, &lun);
-	return vaai_cdb_accept(cmd, vaai_prefetch_cdb_check(cmd->t_task_cdb, &lun, &a),
-			       &a, VAAI_XFER_IN, false, vaai_prefetch_execute);
+	return vaai_cdb_parse(cmd, vaai_prefetch_cdb_check, VAAI_XFER_IN, false,
+			      vaai_prefetch_execute);
 }

@@ -178,13 +178,9 @@ static sense_reason_t vaai_execute_write(struct se_cmd *cmd)
 sense_reason_t vaai_write_parse(struct se_cmd *cmd, vaai_cdb_check_t check,
 				u32 flags)
 {
-	struct vaai_cdb_lun lun;
-	struct vaai_cdb_args a;
 	sense_reason_t ret;
 
-	vaai_cdb_lun_get(cmd, &lun);
-	ret = vaai_cdb_accept(cmd, check(cmd->t_task_cdb, &lun, &a), &a,
-			      VAAI_XFER_BLOCKS, true, vaai_execute_write);
+	ret = vaai_cdb_parse(cmd, check, VAAI_XFER_BLOCKS, true, vaai_execute_write);
 	if (!ret)
 		cmd->se_cmd_flags |= SCF_SCSI_DATA_CDB | flags;
 	return ret;

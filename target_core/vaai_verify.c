@@ -84,12 +84,7 @@ static sense_reason_t vaai_verify_medium_execute(struct se_cmd *cmd)
 
 sense_reason_t vaai_verify_parse(struct se_cmd *cmd)
 {
-	struct vaai_cdb_lun lun;
-	struct vaai_cdb_args a;
-
-	vaai_cdb_lun_get(cmd, &lun);
-	return vaai_cdb_accept(cmd, vaai_verify_cdb_check(cmd->t_task_cdb, &lun, &a),
-			       &a, VAAI_XFER_BLOCKS, false,
-			       VAAI_VERIFY_BYTCHK(cmd->t_task_cdb[1]) ?
-			       vaai_verify_execute : vaai_verify_medium_execute);
+	return vaai_cdb_parse(cmd, vaai_verify_cdb_check, VAAI_XFER_BLOCKS, false,
+			      VAAI_VERIFY_BYTCHK(cmd->t_task_cdb[1]) ?
+			      vaai_verify_execute : vaai_verify_medium_execute);
 }
