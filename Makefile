@@ -172,6 +172,7 @@ DEBUG_TIMEOUT ?= 21600
 test-debug:
 	kdir=$$(tests/vm/debug-kernel.sh) && \
 	$(MAKE) module test-kmod KDIR=$$kdir && \
+	VAAI_WATCH_COMPLETIONS=1 \
 	tests/vm/run.py --kernel-dir $$kdir --mem 4G --timeout $(DEBUG_TIMEOUT) \
 		--log build/vm/debug-console.log -- tests/vm/guest-test.sh $(TESTS)
 
