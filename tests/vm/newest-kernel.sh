@@ -20,6 +20,8 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 . "$REPO/tests/vm/debian-pkgs.sh"
 install_missing debootstrap kmod
 
+# On a fresh machine nothing has made the cache directory yet.
+mkdir -p "$(dirname "$ROOT")"
 exec 9>"${ROOT}.lock"
 flock 9
 if [ ! -x "$ROOT/usr/bin/make" ]; then
