@@ -190,6 +190,22 @@ def test_another_root_reaches_vng(monkeypatch):
     assert "--root" not in run.vng_argv(args, "rc")
 
 
+def test_disks_and_the_served_port_share_one_qemu_option(monkeypatch):
+    monkeypatch.setattr(run.os.path, "exists", lambda path: True)
+    disks = ["--disk", "/i/a.img", "--disk", "/i/b.img"]
+    args = run.parse_args(
+        ["--kver", "6.1.0-9-amd64", "--serve", *disks, "--log", "l", "--", "true"]
+    )
+    opts = [a for a in run.vng_argv(args, "rc") if a.startswith("--qemu-opts=")]
+    assert len(opts) == 1
+    assert "hostfwd=tcp:127.0.0.1:3260-:3260" in opts[0]
+    drives = [w for w in opts[0].split() if w.startswith("file=")]
+    assert [d.split(",")[0] for d in drives] == ["file=/i/a.img", "file=/i/b.img"]
+    assert all("cache=none" in d for d in drives)
+    args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
+    assert not [a for a in run.vng_argv(args, "rc") if a.startswith("--qemu-opts=")]
+
+
 def test_a_kernel_nowhere_stops_the_run(monkeypatch):
     monkeypatch.setattr(run.os.path, "exists", lambda path: False)
     args = run.parse_args(["--kver", "6.9.9-amd64", "--log", "l", "--", "true"])

@@ -147,6 +147,14 @@ def parse_args(argv):
         "--serve", action="store_true", help="forward the guest's iSCSI port to 127.0.0.1:3260"
     )
     p.add_argument(
+        "--disk",
+        action="append",
+        default=[],
+        metavar="IMAGE",
+        help="a raw image as the next virtio disk (/dev/vda, vdb, ...), the host's "
+        "cache off for it; may be repeated",
+    )
+    p.add_argument(
         "cmd", nargs=argparse.REMAINDER, help="-- guest command (relative to the repository)"
     )
     args = p.parse_args(argv)
@@ -238,13 +246,22 @@ def vng_argv(args, rc_file):
         argv += ["--rodir", kernel]
     if args.root:
         argv += ["--root", os.path.abspath(args.root)]
+    qemu = []
     if args.serve:
-        argv += [
-            (
-                "--qemu-opts=-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260 "
-                "-device virtio-net-pci,netdev=n9"
-            )
+        qemu += [
+            "-netdev user,id=n9,hostfwd=tcp:127.0.0.1:3260-:3260",
+            "-device virtio-net-pci,netdev=n9",
         ]
+    # cache=none: a write QEMU completed to the guest is in the image, not
+    # in the host's page cache; killing QEMU loses what the guest's kernel
+    # had not written yet, as a power cut would.
+    for image in args.disk:
+        qemu.append(
+            f"-drive file={os.path.abspath(image)},if=virtio,format=raw,"
+            "cache=none,aio=threads,discard=unmap"
+        )
+    if qemu:
+        argv.append("--qemu-opts=" + " ".join(qemu))
     return [*argv, "--", guest]
 
 
