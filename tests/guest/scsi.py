@@ -76,7 +76,12 @@ def decode_sense(b):
 
 
 def sg_io(dev, cdb, data_out=None, data_in_len=0, timeout_ms=60000, page_offset=None):
-    return Result(*sgio.sg_io(dev, cdb, data_out, data_in_len, timeout_ms, page_offset))
+    """dev: a /dev/sgN or /dev/sdX path, or an object that sends the command
+    itself (the power-cut harness's iSCSI session on the host)."""
+    send = getattr(dev, "sg_io", None)
+    if send is None:
+        return Result(*sgio.sg_io(dev, cdb, data_out, data_in_len, timeout_ms, page_offset))
+    return Result(*send(cdb, data_out, data_in_len, timeout_ms, page_offset))
 
 
 def expect_good(res):
