@@ -76,6 +76,8 @@ help:
 	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
 	@echo "make bench      benchmarks against upstream LIO on BENCH_KERNEL (Debian 12's"
 	@echo "                own), writes docs/benchmarks.md"
+	@echo "make powercut   POWERCUT_CUTS (3) power cuts under load, each LUN checked"
+	@echo "                after each"
 	@echo "make serve      keep a VM serving a vaai LUN on the host's 127.0.0.1:3260"
 
 deps:
@@ -212,6 +214,20 @@ bench: deps build/bench/sgloop
 		--caw build/bench/caw.json --clone build/bench/clone.json \
 		docs/benchmarks.md
 
+# The power-cut harness (tests/powercut, docs/testing.md): a guest serving
+# six LUNs (each store, write cache off and on) to an initiator on the
+# host, its QEMU killed under load POWERCUT_CUTS times, every LUN checked
+# after each cut.
+build/powercut/iscsi_pipe: tests/powercut/iscsi_pipe.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $< -liscsi
+
+POWERCUT_CUTS ?= 3
+
+powercut: module build/powercut/iscsi_pipe
+	$(PYTHON) tests/powercut/powercut.py --kver $(KERNELRELEASE) \
+		--cuts $(POWERCUT_CUTS) --summary build/powercut/summary.json
+
 serve: deps
 	$(MAKE) module
 	tests/vm/run.py --kver $(KERNELRELEASE) --serve --timeout 0 \
@@ -220,4 +236,4 @@ serve: deps
 .PHONY: all module test-kmod install clean help deps test test-host lint test-parsers test-guest \
 	test-libiscsi \
 	test-cross test-kernels modules-all deb test-packages test-upstream \
-	test-debug report-libiscsi demo bench serve
+	test-debug report-libiscsi demo bench serve powercut

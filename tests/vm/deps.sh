@@ -5,6 +5,7 @@
 # clang-14 and its runtimes (libFuzzer and the sanitizers for tests/fuzz),
 # matplotlib for the benchmark plots, linux-perf for their profile,
 # libiscsi-bin for libiscsi's conformance suite (iscsi-test-cu),
+# libiscsi-dev for the power-cut harness's initiator (tests/powercut),
 # dosfstools for a file system that cannot punch holes.
 # Idempotent: a second run installs nothing.
 set -eu
@@ -15,7 +16,7 @@ PKGS="build-essential linux-image-amd64 linux-headers-amd64
       python3-rtslib-fb targetcli-fb sg3-utils ddpt open-iscsi fio xfsprogs
       btrfs-progs fcoe-utils iproute2 dmsetup e2fsprogs clang-14
       libclang-rt-14-dev python3-matplotlib linux-perf patch libiscsi-bin
-      dosfstools"
+      libiscsi-dev dosfstools"
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42
 RUFF_VERSION=0.17.6
