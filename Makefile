@@ -78,6 +78,8 @@ help:
 	@echo "                own), writes docs/benchmarks.md"
 	@echo "make powercut   POWERCUT_CUTS (3) power cuts under load, each LUN checked"
 	@echo "                after each"
+	@echo "make test-powercut  POWERCUT_LONG (200) cuts; writes the counts into"
+	@echo "                docs/testing.md"
 	@echo "make serve      keep a VM serving a vaai LUN on the host's 127.0.0.1:3260"
 
 deps:
@@ -217,16 +219,22 @@ bench: deps build/bench/sgloop
 # The power-cut harness (tests/powercut, docs/testing.md): a guest serving
 # six LUNs (each store, write cache off and on) to an initiator on the
 # host, its QEMU killed under load POWERCUT_CUTS times, every LUN checked
-# after each cut.
+# after each cut.  make test runs a few cuts; make test-powercut the long
+# run, whose counts it writes into docs/testing.md.
 build/powercut/iscsi_pipe: tests/powercut/iscsi_pipe.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $< -liscsi
 
 POWERCUT_CUTS ?= 3
+POWERCUT_LONG ?= 200
 
 powercut: module build/powercut/iscsi_pipe
 	$(PYTHON) tests/powercut/powercut.py --kver $(KERNELRELEASE) \
 		--cuts $(POWERCUT_CUTS) --summary build/powercut/summary.json
+
+test-powercut: deps
+	$(MAKE) powercut KERNELRELEASE=$(TEST_KERNEL) POWERCUT_CUTS=$(POWERCUT_LONG)
+	$(PYTHON) tests/powercut/report_counts.py build/powercut/summary.json docs/testing.md
 
 serve: deps
 	$(MAKE) module
@@ -236,4 +244,4 @@ serve: deps
 .PHONY: all module test-kmod install clean help deps test test-host lint test-parsers test-guest \
 	test-libiscsi \
 	test-cross test-kernels modules-all deb test-packages test-upstream \
-	test-debug report-libiscsi demo bench serve powercut
+	test-debug report-libiscsi demo bench serve powercut test-powercut
