@@ -53,8 +53,8 @@ help:
 	@echo "make deps       install the Debian and PyPI packages the tests and demo need"
 	@echo "make test       host tests, a 10 s fuzz pass, the guest suites (libiscsi's"
 	@echo "                among them) in a VM on TEST_KERNEL (Debian 12's own), the"
-	@echo "                cross-kernel suites on the other tested kernels, then the"
-	@echo "                Debian packages"
+	@echo "                cross-kernel suites on the other tested kernels, two"
+	@echo "                power cuts (make powercut), then the Debian packages"
 	@echo "make test-host  host-side tests only (lint, pytest, then test-parsers)"
 	@echo "make lint       ruff check and ruff format --check over the Python files"
 	@echo "make test-upstream  the rtslib-fb patch in docs/upstream/ on its latest release"
@@ -76,7 +76,7 @@ help:
 	@echo "make demo       boot the VM and exercise a vaai LUN over tcm_loop and iSCSI"
 	@echo "make bench      benchmarks against upstream LIO on BENCH_KERNEL (Debian 12's"
 	@echo "                own), writes docs/benchmarks.md"
-	@echo "make powercut   POWERCUT_CUTS (3) power cuts under load, each LUN checked"
+	@echo "make powercut   POWERCUT_CUTS (2) power cuts under load, each LUN checked"
 	@echo "                after each"
 	@echo "make test-powercut  POWERCUT_LONG (200) cuts; writes the counts into"
 	@echo "                docs/testing.md"
@@ -119,6 +119,7 @@ test: deps
 	$(MAKE) fuzz FUZZ_SECONDS=10
 	$(MAKE) WERROR=1 test-guest KERNELRELEASE=$(TEST_KERNEL)
 	$(MAKE) WERROR=1 test-cross
+	$(MAKE) powercut KERNELRELEASE=$(TEST_KERNEL)
 	$(MAKE) test-packages
 
 modules-all:
@@ -225,7 +226,7 @@ build/powercut/iscsi_pipe: tests/powercut/iscsi_pipe.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $< -liscsi
 
-POWERCUT_CUTS ?= 3
+POWERCUT_CUTS ?= 2
 POWERCUT_LONG ?= 200
 
 powercut: module build/powercut/iscsi_pipe
