@@ -75,7 +75,17 @@ static int vaai_store_create(struct vaai_dev *vdev)
 		       vaai_dev_name(vdev), p->path, p->size, ret);
 		return ret;
 	}
-	return 0;
+	/*
+	 * The file, its size and its name are durable before the LUN answers
+	 * anything: a write made durable later must not be lost with the
+	 * file it went to.  On XFS, ext4 and btrfs an fsync of a new file
+	 * commits the transaction that named it.
+	 */
+	ret = vfs_fsync(vdev->file, 0);
+	if (ret)
+		pr_err("%s: cannot make %s durable: %d\n", vaai_dev_name(vdev),
+		       p->path, ret);
+	return ret;
 }
 
 static int vaai_store_open_existing(struct vaai_dev *vdev, umode_t mode)
