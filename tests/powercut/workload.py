@@ -137,7 +137,9 @@ class Workload:
         self._send(
             "write_using_token",
             self._copy_versions(src, dst, n),
-            lambda s, v: scsi.write_using_token(self.dev, token, [(dst, n)], 2),
+            # DEL_TKN: one initiator may hold 256 live tokens, and six
+            # LUNs making them for 12 s reach that
+            lambda s, v: scsi.write_using_token(self.dev, token, [(dst, n)], 2, del_tkn=True),
         )
 
     def caw(self):
