@@ -220,12 +220,15 @@ class Rig:
 
     def round(self, boot):
         last = boot == self.args.cuts
+        start = time.monotonic()
         guest = Guest(self.args.kver, boot, fmt=boot == 0)
         try:
             guest.wait_ready()
+            up = time.monotonic()
             self.fs_checks += sum(line.endswith(" clean") for line in guest.lines)
             devs = [login(n) for n in range(len(LUNS))]
             wrong = self.check(devs)
+            checked = time.monotonic()
             if wrong:
                 raise RunFailedError(f"after cut {boot}:\n  " + "\n  ".join(wrong[:40]))
             if last:
@@ -251,7 +254,8 @@ class Rig:
                 raise RunFailedError("at cut {}: {}".format(boot + 1, "; ".join(errors)))
             self.tally(workloads)
             print(
-                f"powercut: cut {boot + 1}/{self.args.cuts} after {seconds:.1f} s: "
+                f"powercut: cut {boot + 1}/{self.args.cuts} after {seconds:.1f} s of load "
+                f"(boot {up - start:.0f} s, check {checked - up:.0f} s): "
                 + ", ".join(
                     f"{k} {v}"
                     for k, v in sorted(
