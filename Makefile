@@ -78,8 +78,10 @@ help:
 	@echo "                own), writes docs/benchmarks.md"
 	@echo "make powercut   POWERCUT_CUTS (2) power cuts under load, each LUN checked"
 	@echo "                after each"
-	@echo "make test-powercut  POWERCUT_LONG (200) cuts; writes the counts into"
-	@echo "                docs/testing.md"
+	@echo "make replay     the dm-log-writes replay of REPLAY_COMMANDS (300) at every"
+	@echo "                flush point"
+	@echo "make test-powercut  POWERCUT_LONG (200) cuts and make replay; writes the"
+	@echo "                counts into docs/testing.md"
 	@echo "make serve      keep a VM serving a vaai LUN on the host's 127.0.0.1:3260"
 
 deps:
@@ -233,9 +235,22 @@ powercut: module build/powercut/iscsi_pipe
 	$(PYTHON) tests/powercut/powercut.py --kver $(KERNELRELEASE) \
 		--cuts $(POWERCUT_CUTS) --summary build/powercut/summary.json
 
+# The dm-log-writes replay (tests/powercut/replay.py) at length:
+# REPLAY_COMMANDS of the workload on an XFS file store, checked at every
+# flush and FUA point, write cache off and on (the guest suites' short
+# run: tests/guest/test_log_replay.py).
+REPLAY_COMMANDS ?= 300
+
+replay: module
+	VAAI_REPLAY_COMMANDS=$(REPLAY_COMMANDS) \
+	tests/vm/run.py --kver $(KERNELRELEASE) --timeout 14400 \
+		--log build/vm/replay-console-$(KERNELRELEASE).log \
+		-- tests/powercut/guest-replay.sh
+
 test-powercut: deps
 	$(MAKE) powercut KERNELRELEASE=$(TEST_KERNEL) POWERCUT_CUTS=$(POWERCUT_LONG)
-	$(PYTHON) tests/powercut/report_counts.py build/powercut/summary.json docs/testing.md
+	$(MAKE) replay KERNELRELEASE=$(TEST_KERNEL)
+	$(PYTHON) tests/powercut/report_counts.py build/powercut docs/testing.md
 
 serve: deps
 	$(MAKE) module
@@ -245,4 +260,4 @@ serve: deps
 .PHONY: all module test-kmod install clean help deps test test-host lint test-parsers test-guest \
 	test-libiscsi \
 	test-cross test-kernels modules-all deb test-packages test-upstream \
-	test-debug report-libiscsi demo bench serve powercut test-powercut
+	test-debug report-libiscsi demo bench serve powercut replay test-powercut
