@@ -77,6 +77,16 @@ static int answer(int32_t status, const unsigned char *sense,
 	return 0;
 }
 
+/*
+ * Expected once per LUN at a power cut.  libiscsi's last error may be older
+ * than the failure (a unit attention at login), so it is only a hint.
+ */
+static void no_status(struct iscsi_context *iscsi)
+{
+	fprintf(stderr, "iscsi_pipe: a command got no status (last error: %s)\n",
+		iscsi_get_error(iscsi));
+}
+
 static const int xfer_dir[] = { SCSI_XFER_NONE, SCSI_XFER_WRITE,
 				SCSI_XFER_READ };
 
@@ -96,7 +106,7 @@ static int one_command(struct iscsi_context *iscsi, int lun,
 	task = iscsi_scsi_command_sync(iscsi, lun, task,
 				       rq->dir == 1 ? &data : NULL);
 	if (!task) {
-		fprintf(stderr, "iscsi_pipe: %s\n", iscsi_get_error(iscsi));
+		no_status(iscsi);
 		return answer(-1, NULL, 0, NULL, 0);
 	}
 	if (task->status == SCSI_STATUS_CHECK_CONDITION) {
@@ -112,7 +122,7 @@ static int one_command(struct iscsi_context *iscsi, int lun,
 		ret = answer(task->status, NULL, 0, task->datain.data, len);
 	} else {
 		/* SCSI_STATUS_ERROR, _CANCELLED, _TIMEOUT: no status came. */
-		fprintf(stderr, "iscsi_pipe: %s\n", iscsi_get_error(iscsi));
+		no_status(iscsi);
 		ret = answer(-1, NULL, 0, NULL, 0);
 	}
 	scsi_free_scsi_task(task);
