@@ -12,13 +12,14 @@ TARGET_IQN = "iqn.2026-11.org.vaai:powercut"
 HOST_IQN = "iqn.2026-11.org.vaai:powercut-host"
 LUN_SIZE = 16 << 20
 
-# image name, size, guest device, what the guest makes of it
-Disk = namedtuple("Disk", "image size dev fs")
+# The images, /dev/vda to /dev/vdd in the guest: an XFS (mkfs.xfs's least
+# size), an ext4 (guest-target.sh makes and checks both) and two whole disks.
+Disk = namedtuple("Disk", "image size")
 DISKS = [
-    Disk("xfs.img", 320 << 20, "/dev/vda", "xfs"),
-    Disk("ext4.img", 64 << 20, "/dev/vdb", "ext4"),
-    Disk("block-wt.img", LUN_SIZE, "/dev/vdc", None),
-    Disk("block-wb.img", LUN_SIZE, "/dev/vdd", None),
+    Disk("xfs.img", 320 << 20),
+    Disk("ext4.img", 64 << 20),
+    Disk("block-wt.img", LUN_SIZE),
+    Disk("block-wb.img", LUN_SIZE),
 ]
 
 # LUN number = index; store: the disk's fs (a file on it) or "block"

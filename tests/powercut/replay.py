@@ -26,6 +26,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, "..", "guest"), os.path.join(HERE, ".."
 
 import scsi  # noqa: E402
 import writelog  # noqa: E402
+from luns import LUN_SIZE  # noqa: E402
 from model import BLOCK, LunModel  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
@@ -35,7 +36,6 @@ WORK = "/run/vaai/replay"
 FS_SIZE = 320 << 20  # mkfs.xfs's least
 LOG_SIZE = 1 << 30
 COW_SIZE = 256 << 20
-LUN_SIZE = 16 << 20
 LOGGED = "vaai-logged"
 SNAP = "vaai-replay-snap"
 MNT = os.path.join(WORK, "mnt")
