@@ -89,6 +89,7 @@ class Replayer:
         self.model = LunModel(0, nblocks, write_cache)
         self.done = 0
         self.cmds = {}
+        self.pending = []
 
     def _apply(self, event):
         if event[0] == "issue":
