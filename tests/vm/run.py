@@ -59,12 +59,22 @@ GUEST_UP = "guest-init: up"
 # Kernel log lines: kept in the log, not echoed unless they are trouble.
 KERNEL_LINE = re.compile(r"\[\s*\d+\.\d+\] ")
 
+# udev would load drivers for QEMU's emulated hardware no job uses and the
+# CPU-feature crypto modules, whose self-tests take seconds under TCG (the
+# generic algorithms serve): a boot took 23.7 s, now 18.7 s.
+UNUSED_MODULES = (
+    *("kvm", "kvm_amd", "kvm_intel", "ccp", "powernow_k8", "pcspkr", "psmouse"),
+    *("serio_raw", "evdev", "button", "i2c_i801", "iTCO_wdt", "iTCO_vendor_support"),
+    *("i6300esb", "lpc_ich", "intel_pmc_bxt", "ahci", "sr_mod"),
+    *("aesni_intel", "ghash_clmulni_intel", "crc32_pclmul", "sha512_ssse3"),
+)
 GUEST_CMDLINE = [
     "oops=panic",  # an oops ends the run at once (vng adds panic=-1)
     "softlockup_panic=1",
     "hung_task_panic=1",
     "hung_task_timeout_secs=120",
     "console=ttyS0",
+    "modprobe.blacklist=" + ",".join(UNUSED_MODULES),
 ]
 
 
