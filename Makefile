@@ -80,8 +80,8 @@ help:
 	@echo "                after each"
 	@echo "make replay     the dm-log-writes replay of REPLAY_COMMANDS (300) at every"
 	@echo "                flush point"
-	@echo "make test-powercut  POWERCUT_LONG (200) cuts and make replay; writes the"
-	@echo "                counts into docs/testing.md"
+	@echo "make test-powercut  POWERCUT_LONG (200) cuts shared among the kernels,"
+	@echo "                and make replay; writes the counts into docs/testing.md"
 	@echo "make serve      keep a VM serving a vaai LUN on the host's 127.0.0.1:3260"
 
 deps:
@@ -233,7 +233,7 @@ POWERCUT_LONG ?= 200
 
 powercut: module build/powercut/iscsi_pipe
 	$(PYTHON) tests/powercut/powercut.py --kver $(KERNELRELEASE) \
-		--cuts $(POWERCUT_CUTS) --summary build/powercut/summary.json
+		--cuts $(POWERCUT_CUTS) --summary build/powercut/summary-$(KERNELRELEASE).json
 
 # The dm-log-writes replay (tests/powercut/replay.py) at length:
 # REPLAY_COMMANDS of the workload on an XFS file store, checked at every
@@ -247,10 +247,16 @@ replay: module
 		--log build/vm/replay-console-$(KERNELRELEASE).log \
 		-- tests/powercut/guest-replay.sh
 
+# The long cuts are shared out among the kernels, POWERCUT_LONG in all.
 test-powercut: deps
-	$(MAKE) powercut KERNELRELEASE=$(TEST_KERNEL) POWERCUT_CUTS=$(POWERCUT_LONG)
+	rm -f build/powercut/summary-*.json build/powercut/replay-*.json
+	n=$(words $(KERNELS)); for k in $(KERNELS); do \
+		$(MAKE) powercut KERNELRELEASE=$$k \
+			POWERCUT_CUTS=$$(( ($(POWERCUT_LONG) + n - 1) / n )) || exit; \
+	done
 	$(MAKE) replay KERNELRELEASE=$(TEST_KERNEL)
-	$(PYTHON) tests/powercut/report_counts.py build/powercut docs/testing.md
+	$(PYTHON) tests/powercut/report_counts.py docs/testing.md \
+		--cuts build/powercut/summary-*.json --replays build/powercut/replay-*.json
 
 serve: deps
 	$(MAKE) module

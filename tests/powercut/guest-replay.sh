@@ -8,6 +8,6 @@ modprobe dm-log-writes
 modprobe dm-snapshot
 for cache in no-write-cache write-cache; do
 	/usr/bin/python3 tests/powercut/replay.py --$cache \
-		--summary "build/powercut/replay-$cache.json" \
+		--summary "build/powercut/replay-$(uname -r)-$cache.json" \
 		--commands "${VAAI_REPLAY_COMMANDS:-300}"
 done

@@ -263,6 +263,7 @@ def run(commands, seed=1, write_cache=False, every=1):
     finally:
         os.unlink(log_img)
     counts = {
+        "kernel": os.uname().release,
         "write_cache": write_cache,
         "commands": dict(w.acked),
         "points": points,

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""Write a power-cut run's counts (powercut.py's summary.json and
-replay.py's replay-*.json, in one directory) into a page's
-<!-- section:powercut --> block (docs/testing.md); the prose around it
-stays as written.
+"""Write the counts of power-cut runs (powercut.py's summaries, one per
+run, e.g. one per kernel) and dm-log-writes replays (replay.py's
+replay-*.json) into a page's <!-- section:powercut --> block
+(docs/testing.md); the prose around it stays as written.
 
-    report_counts.py RUN_DIR PAGE.md
+    report_counts.py PAGE.md --cuts SUMMARY.json... --replays REPLAY.json...
 """
 
+import argparse
+import collections
 import json
 import os
 import sys
@@ -14,9 +16,6 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 
 from report import block, marked
-
-# What guest-replay.sh leaves beside the cuts' summary.
-REPLAYS = ("replay-no-write-cache.json", "replay-write-cache.json")
 
 # The workload's commands, in the table's order.
 KINDS = (
@@ -31,22 +30,32 @@ KINDS = (
 )
 
 
-def render(s):
+def total(runs, key):
+    return sum((collections.Counter(r[key]) for r in runs), collections.Counter())
+
+
+def render(runs):
+    acked, outstanding = total(runs, "acked"), total(runs, "outstanding_at_cut")
     lines = [
         (
-            f"{s['cuts']} power cuts on {s['kernel']} (seed {s['seed']}), each cutting "
-            f"all {len(s['luns'])} LUNs at once; {s['blocks_checked']} blocks read back "
-            f"and checked, every one as promised; {s['fs_checks']} file system checks "
-            "after a cut, all clean."
+            f"{sum(r['cuts'] for r in runs)} power cuts, each cutting all "
+            f"{len(runs[0]['luns'])} LUNs at once; every block read back after a cut "
+            "as promised and every file system check clean:"
         ),
+        "",
+        "| kernel | seed | cuts | blocks read back and checked | file system checks |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['kernel']} | {r['seed']} | {r['cuts']} | {r['blocks_checked']} | {r['fs_checks']} |"
+        for r in runs
+    ]
+    lines += [
         "",
         "| command | GOOD before a cut | outstanding at a cut |",
         "|---|---:|---:|",
     ]
-    for kind, name in KINDS:
-        lines.append(
-            f"| {name} | {s['acked'].get(kind, 0)} | {s['outstanding_at_cut'].get(kind, 0)} |"
-        )
+    lines += [f"| {name} | {acked[kind]} | {outstanding[kind]} |" for kind, name in KINDS]
     return "\n".join(lines) + "\n"
 
 
@@ -55,26 +64,32 @@ def render_replay(runs):
         "",
         "dm-log-writes replays of the workload on the XFS file store:",
         "",
-        "| write cache | commands | flush/FUA points | checked | result |",
-        "|---|---:|---:|---:|---|",
+        "| kernel | write cache | commands | flush/FUA points | checked | result |",
+        "|---|---|---:|---:|---:|---|",
     ]
     lines += [
-        f"| {'on' if r['write_cache'] else 'off'} | {sum(r['commands'].values())} "
+        f"| {r['kernel']} | {'on' if r['write_cache'] else 'off'} "
+        f"| {sum(r['commands'].values())} "
         f"| {r['points']} | {r['checked']} | {'as promised' if r['passed'] else 'FAILED'} |"
         for r in runs
     ]
     return "\n".join(lines) + "\n"
 
 
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def main():
-    run_dir, page_path = sys.argv[1:3]
-    with open(os.path.join(run_dir, "summary.json")) as f:
-        text = render(json.load(f))
-    runs = []
-    for name in REPLAYS:
-        with open(os.path.join(run_dir, name)) as f:
-            runs.append(json.load(f))
-    text += render_replay(runs)
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("page", help="the page whose powercut section is rewritten")
+    p.add_argument("--cuts", nargs="+", required=True, help="powercut.py summaries")
+    p.add_argument("--replays", nargs="+", required=True, help="replay.py results")
+    args = p.parse_args()
+    text = render([load(path) for path in args.cuts])
+    text += render_replay([load(path) for path in args.replays])
+    page_path = args.page
     with open(page_path) as f:
         page = f.read()
     page, n = block("powercut").subn(lambda _: marked("powercut", text), page, count=1)
