@@ -2,25 +2,13 @@
 non-zero exit) and the commands' output, with the configfs work faked."""
 
 import os
-import sys
 
 import pytest
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
-
+from cli_run import run
 from vaai import backstore, cli, config, stats
 from vaai.errors import VaaiError
 from vaai.exporter import parse_listen
 from vaai.params import chap_pair, initiator_name
-
-
-def run(capsys, *argv):
-    try:
-        rc = cli.main(list(argv))
-    except SystemExit as e:  # argparse's refusals
-        rc = e.code
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.mark.parametrize(
