@@ -14,6 +14,7 @@ import time
 from rtslib_fb.utils import RTSLibError
 
 from . import backstore, config, stats
+from .credentials import read_chap
 from .errors import VaaiError
 from .params import chap_pair, fc_wwn, initiator_name, parse_size
 from .profiles import PROFILES
@@ -114,17 +115,30 @@ def parser():
         type=_typed(initiator_name),
         help="initiator IQN to map (repeat)",
     )
-    i.add_argument(
+    chap = i.add_mutually_exclusive_group()
+    chap.add_argument(
+        "--chap-file",
+        metavar="FILE",
+        help="CHAP the initiators must answer: USER:SECRET on FILE's first line "
+        "(mode 0600; - for standard input; a secret of 12 characters or more)",
+    )
+    chap.add_argument(
         "--chap",
         type=_typed(chap_pair),
         metavar="USER:SECRET",
-        help="CHAP the initiators must answer (a secret of 12 characters or more)",
+        help="as --chap-file, on the command line (where ps and the shell's history show it)",
     )
-    i.add_argument(
+    mutual = i.add_mutually_exclusive_group()
+    mutual.add_argument(
+        "--mutual-chap-file",
+        metavar="FILE",
+        help="CHAP the target answers the initiators with (with --chap-file or --chap)",
+    )
+    mutual.add_argument(
         "--mutual-chap",
         type=_typed(chap_pair),
         metavar="USER:SECRET",
-        help="CHAP the target answers the initiators with (with --chap)",
+        help="as --mutual-chap-file, on the command line",
     )
     i.add_argument(
         "--profile", choices=PROFILES, default="esxi", help="settings of a new TPG (default: esxi)"
@@ -264,6 +278,11 @@ def cmd_list(a):
 def cmd_export(a):
     from . import export
 
+    if a.fabric == "iscsi":
+        if a.chap_file == a.mutual_chap_file == "-":
+            raise VaaiError("--chap-file and --mutual-chap-file cannot both read standard input")
+        chap = a.chap or (a.chap_file and read_chap(a.chap_file))
+        mutual_chap = a.mutual_chap or (a.mutual_chap_file and read_chap(a.mutual_chap_file))
     so = backstore.find(a.name)
     if a.fabric == "iscsi":
         lun = export.export_iscsi(
@@ -273,8 +292,8 @@ def cmd_export(a):
             port=a.port,
             initiators=a.initiator,
             lun=a.lun,
-            chap=a.chap,
-            mutual_chap=a.mutual_chap,
+            chap=chap,
+            mutual_chap=mutual_chap,
             profile=a.profile,
         )
         where = f"{a.ip}:{a.port}"

@@ -102,15 +102,17 @@ def initiator_name(text, fabric="iscsi"):
 CHAP_MIN_SECRET = 12
 
 
-def chap_pair(text):
+def chap_pair(text, where="CHAP credentials"):
     """(user, secret) from 'user:secret'.  Initiators differ in what they take
-    (Microsoft's wants 12 to 16 characters); 12 is the floor they share."""
+    (Microsoft's wants 12 to 16 characters); 12 is the floor they share.
+    A refusal never repeats the text: it may be a secret."""
     user, sep, secret = str(text).partition(":")
     if not sep or not user or not secret:
-        raise VaaiError(f"CHAP credentials {text!r}: give them as USER:SECRET")
+        raise VaaiError(f"{where}: give them as USER:SECRET")
     if len(secret) < CHAP_MIN_SECRET:
         raise VaaiError(
             f"CHAP secret for {user} is {len(secret)} characters; use at least "
             f"{CHAP_MIN_SECRET} (initiators such as Microsoft's refuse shorter ones)"
         )
     return user, secret
+

@@ -392,6 +392,10 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
     path = os.path.join(SCRATCH, "chap.img")
     backstores.append("chap")
     vaaictl("create", "chap", path, "--size", "16M")
+    # The secret from a file only root may read, not the command line.
+    secret = os.path.join(SCRATCH, "chap-secret")
+    with open(os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write("esx01:s3cret-for-esx1\n")
     try:
         refused(
             [
@@ -418,8 +422,8 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
             "127.0.0.1",
             "--initiator",
             me,
-            "--chap",
-            "esx01:s3cret-for-esx1",
+            "--chap-file",
+            secret,
         ]
         _, out, _ = vaaictl(*args)
         assert out == f"exported vaai/chap as {ISCSI_IQN} LUN 0 (127.0.0.1:3260)\n"
@@ -479,7 +483,7 @@ def test_export_over_iscsi_with_chap(backstores, iscsi_session):
     finally:
         for name in ("chap", "chap2"):
             vaaictl("delete", name, check=False)
-        for p in (path, path + "2"):
+        for p in (path, path + "2", secret):
             if os.path.exists(p):
                 os.unlink(p)
     assert ISCSI_IQN not in [t.wwn for t in RTSRoot().targets]

@@ -1,0 +1,110 @@
+"""CHAP secrets kept off the command line (vaai/credentials.py, vaaictl
+export --chap-file)."""
+
+import io
+
+import pytest
+from cli_run import run
+from vaai import backstore, export
+from vaai.credentials import read_chap
+from vaai.errors import VaaiError
+
+SECRET = "s3cret:for-esx01"  # noqa: S105 - made up for the tests
+
+
+def secret_file(tmp_path, text, mode=0o600, name="chap"):
+    path = tmp_path / name
+    path.write_text(text)
+    path.chmod(mode)
+    return str(path)
+
+
+def test_a_private_file_gives_user_and_secret(tmp_path):
+    path = secret_file(tmp_path, f"esx01:{SECRET}\r\nignored:second-line-secret\n")
+    assert read_chap(path) == ("esx01", SECRET)
+
+
+def test_standard_input_gives_user_and_secret():
+    assert read_chap("-", stdin=io.StringIO(f"esx01:{SECRET}\n")) == ("esx01", SECRET)
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620])
+def test_a_file_others_may_open_is_refused(tmp_path, mode):
+    path = secret_file(tmp_path, f"esx01:{SECRET}\n", mode)
+    with pytest.raises(VaaiError) as e:
+        read_chap(path)
+    assert f"mode {mode:04o}" in str(e.value) and f"chmod 600 {path}" in str(e.value)
+
+
+@pytest.mark.parametrize("text", [SECRET.replace(":", "") + "\n", ":" + SECRET, "esx01:\n", ""])
+def test_a_malformed_file_is_refused_without_showing_it(tmp_path, text):
+    path = secret_file(tmp_path, text)
+    with pytest.raises(VaaiError) as e:
+        read_chap(path)
+    assert str(e.value) == f"CHAP credentials in {path}: give them as USER:SECRET"
+
+
+def test_a_short_secret_is_refused_as_on_the_command_line(tmp_path):
+    with pytest.raises(VaaiError, match="is 5 characters; use at least 12"):
+        read_chap(secret_file(tmp_path, "esx01:short\n"))
+
+
+def test_a_missing_file_is_one_clear_line(tmp_path):
+    with pytest.raises(VaaiError, match=r"cannot read CHAP credentials from .*/none: No such"):
+        read_chap(str(tmp_path / "none"))
+
+
+@pytest.fixture
+def exported(monkeypatch):
+    """What vaaictl export iscsi hands to export_iscsi()."""
+    got = {}
+
+    class FakeLun:
+        lun = 0
+        parent_tpg = type("T", (), {"parent_target": type("W", (), {"wwn": "iqn.x:t"})})
+
+    def export_iscsi(so, iqn, **kw):
+        got.update(kw)
+        return FakeLun()
+
+    monkeypatch.setattr(backstore, "find", lambda name: type("S", (), {"name": name}))
+    monkeypatch.setattr(export, "export_iscsi", export_iscsi)
+    return got
+
+
+def test_export_takes_both_secrets_from_files(capsys, tmp_path, exported):
+    chap = secret_file(tmp_path, f"esx01:{SECRET}\n")
+    mutual = secret_file(tmp_path, "array:array-secret-42\n", name="mutual")
+    argv = ["export", "ds1", "iscsi", "--initiator", "iqn.1998-01.com.vmware:esx01"]
+    rc, out, err = run(capsys, *argv, "--chap-file", chap, "--mutual-chap-file", mutual)
+    assert rc == 0 and err == "" and out.startswith("exported vaai/ds1 as iqn.x:t LUN 0")
+    assert exported["chap"] == ("esx01", SECRET)
+    assert exported["mutual_chap"] == ("array", "array-secret-42")
+
+
+def test_export_refuses_an_open_secret_file_before_exporting(capsys, tmp_path, exported):
+    chap = secret_file(tmp_path, f"esx01:{SECRET}\n", 0o644)
+    rc, out, err = run(capsys, "export", "ds1", "iscsi", "--chap-file", chap)
+    assert rc == 1 and out == "" and exported == {}
+    assert err == (
+        f"vaaictl: error: {chap} is open to other users (mode 0644); "
+        f"'chmod 600 {chap}' to keep its CHAP secret one\n"
+    )
+    assert SECRET not in err
+
+
+def test_one_standard_input_for_one_secret(capsys, exported):
+    argv = ["export", "ds1", "iscsi", "--chap-file", "-", "--mutual-chap-file", "-"]
+    rc, _, err = run(capsys, *argv)
+    assert rc == 1 and exported == {}
+    assert err == (
+        "vaaictl: error: --chap-file and --mutual-chap-file cannot both read standard input\n"
+    )
+
+
+def test_a_secret_comes_from_one_place(capsys, tmp_path):
+    chap = secret_file(tmp_path, f"esx01:{SECRET}\n")
+    rc, _, err = run(
+        capsys, "export", "ds1", "iscsi", "--chap", f"esx:{SECRET}", "--chap-file", chap
+    )
+    assert rc == 2 and "not allowed with argument" in err
