@@ -7,6 +7,7 @@ import re
 import subprocess
 
 from rtslib_fb import RTSRoot
+from rtslib_fb.tcm import StorageObject
 from rtslib_fb.utils import RTSLibError
 
 from . import profiles
@@ -173,4 +174,6 @@ def describe(so):
 
 
 def list_all():
-    return [describe(so) for so in RTSRoot().storage_objects if so.plugin == PLUGIN]
+    """Every vaai backstore, described.  Only reads configfs, as any user
+    may: RTSRoot() would mount configfs, load LIO and set its dbroot."""
+    return [describe(so) for so in StorageObject.all() if so.plugin == PLUGIN]

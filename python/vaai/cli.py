@@ -385,12 +385,17 @@ def cmd_targetcli(a):
 COMMANDS = {name[4:]: fn for name, fn in globals().items() if name.startswith("cmd_")}
 
 
+# What only reads LIO's configfs tree and the module's counters, which
+# every user may read; the other commands change LIO, which needs root.
+READ_ONLY = ("list", "stats", "exporter")
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and args.cmd not in READ_ONLY:
         print(
-            "vaaictl: error: LIO is configured through configfs, which "
-            "needs root; run it with sudo",
+            f"vaaictl: error: {args.cmd} changes LIO's configuration through configfs, "
+            "which needs root; run it with sudo",
             file=sys.stderr,
         )
         return 1
@@ -398,6 +403,12 @@ def main(argv=None):
         return COMMANDS[args.cmd](args) or 0
     except (VaaiError, RTSLibError) as e:
         print(f"vaaictl: error: {e}", file=sys.stderr)
+        return 1
+    except PermissionError as e:
+        print(
+            f"vaaictl: error: {e.filename or 'configfs'}: {e.strerror}; run it with sudo",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         return 130
