@@ -8,11 +8,11 @@ import subprocess
 
 from rtslib_fb import RTSRoot
 from rtslib_fb.tcm import StorageObject
-from rtslib_fb.utils import RTSLibError
+from rtslib_fb.utils import RTSLibError, fread
 
 from . import profiles
 from .errors import VaaiError
-from .params import parse_size
+from .params import LIO_COMPANY_ID, NAA_SERIAL_DIGITS, naa_designator, parse_size
 from .storage import MODULE, PLUGIN, VaaiStorageObject, store_bytes
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
@@ -65,6 +65,34 @@ def _check_free(name, path):
             )
 
 
+def _company_id(so):
+    """The IEEE company id LIO puts in so's NAA designator (kernels without
+    wwn/company_id use LIO's own)."""
+    try:
+        return int(fread(f"{so.path}/wwn/company_id"), 0)
+    except (OSError, RTSLibError, ValueError):
+        return LIO_COMPANY_ID
+
+
+def _check_naa(serial):
+    """A unit serial whose NAA designator a device has already would make
+    the hosts take the two LUNs for one device (and EXTENDED COPY could not
+    tell them apart)."""
+    naa = naa_designator(serial)
+    for so in StorageObject.all():
+        try:
+            theirs = so.wwn
+        except RTSLibError:
+            continue  # not configured yet: no serial
+        if naa_designator(theirs, _company_id(so)) == naa:
+            raise VaaiError(
+                f"unit serial {serial!r} gives the NAA designator {naa.hex()}, which "
+                f"{so.plugin}/{so.name} (serial {theirs!r}) has: the hosts would take them "
+                "for one device; pick a serial that differs in its first "
+                f"{NAA_SERIAL_DIGITS} hexadecimal digits"
+            )
+
+
 def create(
     name, path, size=None, readonly=False, wwn=None, profile="esxi", block_size=None, io_mode=None
 ):
@@ -91,6 +119,8 @@ def create(
     profiles.validate(profile, block_size)
     load_module()
     _check_free(name, path)
+    if wwn is not None:
+        _check_naa(wwn)
     made_file = not os.path.exists(path)
     so = VaaiStorageObject(name, path=path, size=size, readonly=readonly, wwn=wwn)
     try:

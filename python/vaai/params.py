@@ -116,3 +116,19 @@ def chap_pair(text, where="CHAP credentials"):
         )
     return user, secret
 
+
+# LIO's IEEE company id for a device that was given none (wwn/company_id).
+LIO_COMPANY_ID = 0x001405
+NAA_SERIAL_DIGITS = 25
+
+
+def naa_designator(serial, company_id=LIO_COMPANY_ID):
+    """The NAA IEEE Registered Extended designator (16 bytes) LIO reports in
+    VPD page 0x83 for a device with this unit serial: NAA 6h, the company
+    id, then the serial's first 25 hexadecimal digits (other characters
+    skipped, missing digits zero).  Hosts know a device by it."""
+    digits = [int(c, 16) for c in str(serial) if c in "0123456789abcdefABCDEF"]
+    nibbles = [6, *(company_id >> shift & 0xF for shift in (20, 16, 12, 8, 4, 0))]
+    nibbles += digits[:NAA_SERIAL_DIGITS]
+    nibbles += [0] * (32 - len(nibbles))
+    return bytes(hi << 4 | lo for hi, lo in zip(nibbles[::2], nibbles[1::2]))
