@@ -281,8 +281,9 @@ def cmd_export(a):
     if a.fabric == "iscsi":
         if a.chap_file == a.mutual_chap_file == "-":
             raise VaaiError("--chap-file and --mutual-chap-file cannot both read standard input")
-        chap = a.chap or (a.chap_file and read_chap(a.chap_file))
-        mutual_chap = a.mutual_chap or (a.mutual_chap_file and read_chap(a.mutual_chap_file))
+        # An empty FILE ("$UNSET") is refused by the read, not taken for no CHAP.
+        chap = a.chap if a.chap_file is None else read_chap(a.chap_file)
+        mutual_chap = a.mutual_chap if a.mutual_chap_file is None else read_chap(a.mutual_chap_file)
     so = backstore.find(a.name)
     if a.fabric == "iscsi":
         lun = export.export_iscsi(

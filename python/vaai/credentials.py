@@ -13,6 +13,8 @@ def read_chap(path, stdin=None):
     """(user, secret) from the first line of path, USER:SECRET, or of
     standard input for '-'.  A file other users may read or write is
     refused, as ssh refuses such a key: the secret would not be one."""
+    if not path:
+        raise VaaiError("no file named for the CHAP credentials (an empty name)")
     if path == "-":
         line = (stdin or sys.stdin).readline()
         where = "CHAP credentials on standard input"

@@ -108,3 +108,10 @@ def test_a_secret_comes_from_one_place(capsys, tmp_path):
         capsys, "export", "ds1", "iscsi", "--chap", f"esx:{SECRET}", "--chap-file", chap
     )
     assert rc == 2 and "not allowed with argument" in err
+
+
+@pytest.mark.parametrize("option", ["--chap-file", "--mutual-chap-file"])
+def test_an_empty_file_name_is_refused_not_taken_for_no_chap(capsys, exported, option):
+    rc, out, err = run(capsys, "export", "ds1", "iscsi", option, "")
+    assert rc == 1 and out == "" and exported == {}
+    assert err == "vaaictl: error: no file named for the CHAP credentials (an empty name)\n"
