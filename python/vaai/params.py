@@ -111,7 +111,7 @@ def chap_pair(text, where="CHAP credentials"):
         raise VaaiError(f"{where}: give them as USER:SECRET")
     if len(secret) < CHAP_MIN_SECRET:
         raise VaaiError(
-            f"CHAP secret for {user} is {len(secret)} characters; use at least "
+            f"{where}: the secret is {len(secret)} characters; use at least "
             f"{CHAP_MIN_SECRET} (initiators such as Microsoft's refuse shorter ones)"
         )
     return user, secret

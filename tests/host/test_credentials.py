@@ -2,6 +2,7 @@
 export --chap-file)."""
 
 import io
+import os
 
 import pytest
 from cli_run import run
@@ -44,9 +45,50 @@ def test_a_malformed_file_is_refused_without_showing_it(tmp_path, text):
     assert str(e.value) == f"CHAP credentials in {path}: give them as USER:SECRET"
 
 
-def test_a_short_secret_is_refused_as_on_the_command_line(tmp_path):
-    with pytest.raises(VaaiError, match="is 5 characters; use at least 12"):
-        read_chap(secret_file(tmp_path, "esx01:short\n"))
+def test_a_short_secret_is_refused_without_naming_any_of_it(tmp_path):
+    # a secret alone with a colon in it: the part before is no user name
+    path = secret_file(tmp_path, "p@ss:word123\n")
+    with pytest.raises(VaaiError) as e:
+        read_chap(path)
+    assert str(e.value).startswith(
+        f"CHAP credentials in {path}: the secret is 7 characters; use at least 12"
+    )
+    assert "p@ss" not in str(e.value) and "word" not in str(e.value)
+
+
+def test_a_file_another_user_owns_is_refused(tmp_path, monkeypatch):
+    path = secret_file(tmp_path, f"esx01:{SECRET}\n")
+    real = os.fstat
+    monkeypatch.setattr(
+        os, "fstat", lambda fd: os.stat_result((*real(fd)[:4], 1000, *real(fd)[5:]))
+    )
+    monkeypatch.setattr(os, "getuid", lambda: 1001)
+    with pytest.raises(VaaiError) as e:
+        read_chap(path)
+    assert str(e.value) == (
+        f"{path} belongs to user 1000, who could change its CHAP secret; 'chown root {path}'"
+    )
+
+
+def test_a_binary_file_is_refused(tmp_path):
+    path = tmp_path / "chap"
+    path.write_bytes(b"\xff\xfe esx01:secret\n")
+    path.chmod(0o600)
+    with pytest.raises(VaaiError, match="is not text; write USER:SECRET on its first line"):
+        read_chap(str(path))
+
+
+def test_a_terminal_is_asked_without_echo(monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    asked = []
+    monkeypatch.setattr(
+        "getpass.getpass", lambda prompt, stream: asked.append(prompt) or f"esx01:{SECRET}"
+    )
+    assert read_chap("-", stdin=Terminal("typed ahead\n")) == ("esx01", SECRET)
+    assert asked == ["CHAP credentials (USER:SECRET): "]
 
 
 def test_a_missing_file_is_one_clear_line(tmp_path):
