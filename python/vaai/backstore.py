@@ -2,11 +2,13 @@
 list; every refusal one line saying what is wrong and what to do, and a
 failed create leaves nothing behind."""
 
+import glob
 import os
 import re
 import subprocess
 
 from rtslib_fb import RTSRoot
+from rtslib_fb.fabric import FabricModule
 from rtslib_fb.tcm import StorageObject
 from rtslib_fb.utils import RTSLibError, fread
 
@@ -196,11 +198,23 @@ def describe(so):
         "write_cache": attr("emulate_write_cache") == "1",
         "io_mode": attr("io_mode"),
         "wwn": so.wwn,
-        "exports": [
-            f"{lun.parent_tpg.parent_target.fabric_module.name}/{lun.parent_tpg.parent_target.wwn}/tpg{lun.parent_tpg.tag}/lun{lun.lun}"
-            for lun in so.attached_luns
-        ],
+        "exports": exports(so),
     }
+
+
+def exports(so):
+    """Where so is exported, as fabric/target/tpgN/lunM, found by reading
+    configfs alone: rtslib's so.attached_luns goes through RTSRoot()."""
+    path = os.path.realpath(so.path)
+    found = []
+    for fm in FabricModule.all():
+        if not fm.exists:
+            continue
+        for link in glob.glob(os.path.join(fm.path, "*", "tpgt_*", "lun", "lun_*", "*")):
+            if os.path.islink(link) and os.path.realpath(link) == path:
+                target, tpgt, _, lun = link.split("/")[-5:-1]
+                found.append(f"{fm.name}/{target}/tpg{tpgt[5:]}/lun{lun[4:]}")
+    return sorted(found)
 
 
 def list_all():
