@@ -21,9 +21,8 @@ from vaai import backstore
     ],
 )
 def test_what_changes_lio_needs_root(capsys, monkeypatch, argv):
-    monkeypatch.setattr(os, "geteuid", lambda: 1000)
     monkeypatch.setattr(backstore, "find", lambda name: pytest.fail("went on without root"))
-    rc, out, err = run(capsys, *argv)
+    rc, out, err = run(capsys, *argv, euid=1000)
     assert rc == 1 and out == ""
     assert err == (
         f"vaaictl: error: {argv[0]} changes LIO's configuration through configfs, "
@@ -32,18 +31,16 @@ def test_what_changes_lio_needs_root(capsys, monkeypatch, argv):
 
 
 def test_what_only_reads_runs_as_anyone(capsys, monkeypatch):
-    monkeypatch.setattr(os, "geteuid", lambda: 1000)
     monkeypatch.setattr(backstore, "list_all", list)
-    assert run(capsys, "list", "--json") == (0, "[]\n", "")
+    assert run(capsys, "list", "--json", euid=1000) == (0, "[]\n", "")
 
 
 def test_a_file_a_user_may_not_read_is_one_line(capsys, monkeypatch):
     def denied():
         raise PermissionError(13, "Permission denied", "/sys/kernel/config/target/core")
 
-    monkeypatch.setattr(os, "geteuid", lambda: 1000)
     monkeypatch.setattr(backstore, "list_all", denied)
-    rc, out, err = run(capsys, "list")
+    rc, out, err = run(capsys, "list", euid=1000)
     assert rc == 1 and out == ""
     assert err == (
         "vaaictl: error: /sys/kernel/config/target/core: Permission denied; run it with sudo\n"
