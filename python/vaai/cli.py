@@ -387,16 +387,18 @@ COMMANDS = {name[4:]: fn for name, fn in globals().items() if name.startswith("c
 
 
 # What only reads LIO's configfs tree and the module's counters, which
-# every user may read; the other commands change LIO, which needs root.
+# every user may read; the other commands change LIO or write root's
+# files, which needs root.
 READ_ONLY = ("list", "stats", "exporter")
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    if os.geteuid() != 0 and args.cmd not in READ_ONLY:
+    root = os.geteuid() == 0
+    if not root and args.cmd not in READ_ONLY:
         print(
-            f"vaaictl: error: {args.cmd} changes LIO's configuration through configfs, "
-            "which needs root; run it with sudo",
+            f"vaaictl: error: {args.cmd} needs root (only {', '.join(READ_ONLY)} run "
+            "without it); run it with sudo",
             file=sys.stderr,
         )
         return 1
@@ -406,10 +408,8 @@ def main(argv=None):
         print(f"vaaictl: error: {e}", file=sys.stderr)
         return 1
     except PermissionError as e:
-        print(
-            f"vaaictl: error: {e.filename or 'configfs'}: {e.strerror}; run it with sudo",
-            file=sys.stderr,
-        )
+        hint = "" if root else "; run it with sudo"
+        print(f"vaaictl: error: {e.filename or 'configfs'}: {e.strerror}{hint}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
