@@ -250,9 +250,10 @@ replay: module
 # The long cuts are shared out among the kernels, POWERCUT_LONG in all.
 test-powercut: deps
 	rm -f build/powercut/summary-*.json build/powercut/replay-*.json
-	n=$(words $(KERNELS)); for k in $(KERNELS); do \
-		$(MAKE) powercut KERNELRELEASE=$$k \
-			POWERCUT_CUTS=$$(( ($(POWERCUT_LONG) + n - 1) / n )) || exit; \
+	n=$(words $(KERNELS)); i=0; for k in $(KERNELS); do \
+		c=$$(( $(POWERCUT_LONG) / n + (i < $(POWERCUT_LONG) % n) )); \
+		i=$$((i + 1)); \
+		$(MAKE) powercut KERNELRELEASE=$$k POWERCUT_CUTS=$$c || exit; \
 	done
 	$(MAKE) replay KERNELRELEASE=$(TEST_KERNEL)
 	$(PYTHON) tests/powercut/report_counts.py docs/testing.md \
