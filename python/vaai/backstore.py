@@ -82,6 +82,8 @@ def _check_naa(serial):
     tell them apart)."""
     naa = naa_designator(serial)
     for so in StorageObject.all():
+        if so.plugin == "pscsi":
+            continue  # hosts see the SCSI device's own designator
         try:
             theirs = so.wwn
         except RTSLibError:

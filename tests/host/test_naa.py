@@ -43,6 +43,7 @@ class FakeSO:
 def existing(monkeypatch):
     sos = [
         FakeSO("unconfigured", None, plugin="fileio"),
+        FakeSO("disk", "0123456789abcdef012345678-sda", plugin="pscsi"),
         FakeSO("ds1", "0123456789abcdef012345678-vol1"),
     ]
     monkeypatch.setattr(backstore.StorageObject, "all", classmethod(lambda cls: iter(sos)))
@@ -51,7 +52,7 @@ def existing(monkeypatch):
 
 def test_a_serial_differing_only_past_25_digits_is_refused(existing):
     serial = "0123456789abcdef012345678-vol2"
-    assert naa_designator(serial) == naa_designator(existing[1].wwn)
+    assert naa_designator(serial) == naa_designator(existing[-1].wwn)  # ds1's
     with pytest.raises(VaaiError) as e:
         backstore._check_naa(serial)
     assert str(e.value) == (
@@ -60,6 +61,11 @@ def test_a_serial_differing_only_past_25_digits_is_refused(existing):
         "would take them for one device; pick a serial that differs in its first "
         "25 hexadecimal digits"
     )
+
+
+def test_a_pass_through_device_keeps_the_designator_of_its_disk(existing):
+    existing[:] = [so for so in existing if so.plugin != "vaai"]  # the pscsi one is alike
+    backstore._check_naa("0123456789abcdef012345678-vol2")
 
 
 def test_a_serial_with_its_own_designator_passes(existing):
