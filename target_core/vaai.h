@@ -58,6 +58,40 @@ struct vaai_dev;
 struct vaai_io;
 struct bio_vec;
 
+/* What the I/O metrics count commands as (vaai_metrics.c). */
+enum vaai_op {
+	VAAI_OP_READ,
+	VAAI_OP_WRITE,
+	VAAI_OP_ATS,
+	VAAI_OP_ZERO,			/* WRITE SAME */
+	VAAI_OP_UNMAP,
+	VAAI_OP_CLONE,			/* EXTENDED COPY */
+	VAAI_OP_ODX,			/* POPULATE TOKEN, WRITE USING TOKEN */
+	VAAI_OP_NR,
+	VAAI_OP_NONE = VAAI_OP_NR,	/* not counted */
+};
+
+/* Latency histogram: [0, 1) µs, [1, 2), [2, 4), ..., then 2^22 µs (4.2 s) on. */
+#define VAAI_LAT_BUCKETS	24
+
+struct vaai_op_metrics {
+	u64 cmds;
+	u64 errors;			/* not GOOD */
+	u64 bytes;
+	u64 lat_us;			/* latencies' sum */
+	u64 lat[VAAI_LAT_BUCKETS];
+};
+
+/* attrib/stats_ats_worst_us: the slowest COMPARE AND WRITE in this window. */
+#define VAAI_ATS_WORST_SECONDS	60
+
+/* One CPU's share of a device's metrics. */
+struct vaai_metrics {
+	struct vaai_op_metrics op[VAAI_OP_NR];
+	u64 lock_waits;			/* commands that waited for a range */
+	u64 lock_wait_us;
+};
+
 /* Per-device counters, shown in attrib/ (vaai_stats.c). */
 struct vaai_stats {
 	atomic64_t ats;			/* COMPARE AND WRITE done (esxtop ATS) */
@@ -155,8 +189,10 @@ struct vaai_rlock {
 };
 
 void vaai_rlock_init(struct vaai_rlock *rl);
-void vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
-		     loff_t start, loff_t end, bool excl);
+u64 vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
+		    loff_t start, loff_t end, bool excl);
+void vaai_dev_range_lock(struct vaai_dev *vdev, struct vaai_range *r,
+			 loff_t start, loff_t end, bool excl);
 void vaai_range_unlock(struct vaai_rlock *rl, struct vaai_range *r);
 
 /* Thin-provisioning soft threshold state (vaai_threshold.c). */
@@ -203,6 +239,9 @@ struct vaai_dev {
 	int io_mode;			/* enum vaai_io_mode */
 	u32 limits_bs;			/* block size the limits were set for */
 	struct vaai_stats stats;
+	struct vaai_metrics __percpu *metrics;
+	/* per second of the last minute: the second, the slowest ATS (µs) */
+	atomic64_t ats_worst[VAAI_ATS_WORST_SECONDS];
 	struct vaai_tp tp;
 	struct vaai_ua ua[VAAI_UA_NR];
 	struct vaai_rlock rlock;
@@ -252,6 +291,9 @@ struct vaai_io {
 	void *buf;			/* command's own data, freed by its work */
 	bool unmap;			/* WRITE SAME: UNMAP bit */
 	bool locked;			/* range holds a lock */
+	bool failed;			/* completes other than GOOD */
+	enum vaai_op op;		/* what the metrics count it as */
+	u64 start_ns;
 	struct vaai_range range;
 	/* file store READ/WRITE (vaai_file_rw.c) */
 	struct kiocb iocb;		/* the direct request */
@@ -379,6 +421,18 @@ void vaai_ua_init(struct vaai_dev *vdev);
 void vaai_ua_raise(struct vaai_dev *vdev, enum vaai_ua_kind kind);
 void vaai_ua_withdraw(struct vaai_dev *vdev, enum vaai_ua_kind kind);
 bool vaai_ua_report(struct se_cmd *cmd);
+
+/* vaai_metrics.c */
+int vaai_metrics_init(struct vaai_dev *vdev);
+void vaai_metrics_exit(struct vaai_dev *vdev);
+enum vaai_op vaai_op_of(const struct se_cmd *cmd);
+void vaai_metrics_done(struct vaai_dev *vdev, enum vaai_op op, u64 start_ns,
+		       u64 bytes, bool failed);
+void vaai_metrics_refused(struct se_cmd *cmd);
+void vaai_metrics_lock_wait(struct vaai_dev *vdev, u64 ns);
+ssize_t vaai_metrics_show_op(struct vaai_dev *vdev, enum vaai_op op, char *page);
+ssize_t vaai_metrics_show_lock_wait(struct vaai_dev *vdev, char *page);
+ssize_t vaai_metrics_show_ats_worst(struct vaai_dev *vdev, char *page);
 
 /* vaai_stats.c */
 int vaai_stats_attrs_init(struct configfs_attribute ***attrs);

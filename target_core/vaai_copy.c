@@ -108,8 +108,8 @@ static void vaai_copy_lock_both(struct vaai_copy_job *job, loff_t spos,
 	if (a == b) {
 		l->dev[0] = a;
 		l->dev[1] = NULL;
-		vaai_range_lock(&a->rlock, &l->range[0], min(spos, dpos),
-				max(spos, dpos) + n, false);
+		vaai_dev_range_lock(a, &l->range[0], min(spos, dpos),
+				    max(spos, dpos) + n, false);
 		return;
 	}
 	if (a > b) {
@@ -118,8 +118,8 @@ static void vaai_copy_lock_both(struct vaai_copy_job *job, loff_t spos,
 	}
 	l->dev[0] = a;
 	l->dev[1] = b;
-	vaai_range_lock(&a->rlock, &l->range[0], spos, spos + n, false);
-	vaai_range_lock(&b->rlock, &l->range[1], dpos, dpos + n, false);
+	vaai_dev_range_lock(a, &l->range[0], spos, spos + n, false);
+	vaai_dev_range_lock(b, &l->range[1], dpos, dpos + n, false);
 }
 
 static void vaai_copy_unlock_both(struct vaai_copy_locks *l)
@@ -162,14 +162,14 @@ static int vaai_copy_bounce(struct vaai_copy_job *job, loff_t spos,
 	struct vaai_range r;
 	int ret;
 
-	vaai_range_lock(&job->src->rlock, &r, spos, spos + n, false);
+	vaai_dev_range_lock(job->src, &r, spos, spos + n, false);
 	ret = job->src->store->xfer_bvec(job->src, false, spos, bv, pages, n,
 					 false);
 	vaai_range_unlock(&job->src->rlock, &r);
 	if (ret)
 		return ret;
 
-	vaai_range_lock(&job->dst->rlock, &r, dpos, dpos + n, false);
+	vaai_dev_range_lock(job->dst, &r, dpos, dpos + n, false);
 	ret = job->dst->store->xfer_bvec(job->dst, true, dpos, bv, pages, n,
 					 false);
 	vaai_range_unlock(&job->dst->rlock, &r);

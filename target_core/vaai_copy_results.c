@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -70,6 +71,7 @@ void vaai_copy_status_init(struct vaai_copy_status *st,
 			sizeof(st->initiator));
 	st->isid = sess ? sess->sess_bin_isid : 0;
 	st->state = VAAI_COPY_RUNNING;
+	st->start_ns = ktime_get_ns();
 }
 
 /*
@@ -185,6 +187,8 @@ void vaai_copy_status_answer(struct se_cmd *cmd, struct vaai_copy_status *st,
 
 	if (status == SAM_STAT_CHECK_CONDITION)
 		len = vaai_copy_sense(cmd->se_dev, st, sense, key, code, info);
+	vaai_metrics_done(to_vaai_dev(cmd->se_dev), vaai_op_of(cmd), st->start_ns,
+			  atomic64_read(&st->bytes_done), status != SAM_STAT_GOOD);
 	vaai_copy_status_end(to_vaai_dev(cmd->se_dev), st, status, sense, len);
 	if (status != SAM_STAT_CHECK_CONDITION)
 		target_complete_cmd(cmd, status);

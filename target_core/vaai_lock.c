@@ -19,6 +19,7 @@
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/ktime.h>
 #include <linux/wait.h>
 
 #include "vaai.h"
@@ -43,19 +44,34 @@ static bool vaai_range_granted(struct vaai_rlock *rl, struct vaai_range *r)
 
 /*
  * Queue r for [start, end) bytes and wait until it is granted.  Sleeps;
- * never from a completion path.
+ * never from a completion path.  Returns the nanoseconds it waited, 0 when
+ * the range was free.
  */
-void vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
-		     loff_t start, loff_t end, bool excl)
+u64 vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
+		    loff_t start, loff_t end, bool excl)
 {
 	unsigned long flags;
+	u64 since;
 	bool ok;
 
 	spin_lock_irqsave(&rl->lock, flags);
 	ok = vaai_range_queue_add(&rl->queue, r, start, end, excl);
 	spin_unlock_irqrestore(&rl->lock, flags);
-	if (!ok)
-		wait_event(rl->wait, vaai_range_granted(rl, r));
+	if (ok)
+		return 0;
+	since = ktime_get_ns();
+	wait_event(rl->wait, vaai_range_granted(rl, r));
+	return ktime_get_ns() - since ?: 1;
+}
+
+/* vaai_range_lock() on vdev's blocks, the wait counted in its metrics. */
+void vaai_dev_range_lock(struct vaai_dev *vdev, struct vaai_range *r,
+			 loff_t start, loff_t end, bool excl)
+{
+	u64 waited = vaai_range_lock(&vdev->rlock, r, start, end, excl);
+
+	if (waited)
+		vaai_metrics_lock_wait(vdev, waited);
 }
 
 /* Drop r; any context, completion paths included. */

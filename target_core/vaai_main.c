@@ -75,6 +75,10 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 	vdev = kzalloc(sizeof(*vdev), GFP_KERNEL);
 	if (!vdev)
 		return NULL;
+	if (vaai_metrics_init(vdev)) {
+		kfree(vdev);
+		return NULL;
+	}
 	spin_lock_init(&vdev->tp.lock);
 	vaai_ua_init(vdev);
 	vaai_rlock_init(&vdev->rlock);
@@ -128,6 +132,7 @@ static void vaai_free_rcu(struct rcu_head *head)
 	struct vaai_dev *vdev = to_vaai_dev(dev);
 
 	vaai_copies_free(&vdev->copies);
+	vaai_metrics_exit(vdev);
 	kfree(vdev->params.path);
 	kfree(vdev);
 }

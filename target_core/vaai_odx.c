@@ -103,6 +103,7 @@ static void vaai_odx_list_refused(struct se_cmd *cmd, int ret)
 						    6, -1);
 
 	in_use.in_cdb = true;
+	vaai_metrics_refused(cmd);
 	if (ret == -EBUSY)
 		vaai_cmd_complete_fault(cmd, &in_use);
 	else
@@ -123,6 +124,7 @@ static sense_reason_t vaai_odx_refuse(struct vaai_odx_cmd *oc,
 
 	if (oc->st->sa == VAAI_SA_WRITE_USING_TOKEN)
 		atomic64_inc(&oc->vdev->stats.clone_failed);
+	vaai_metrics_refused(cmd);
 	vaai_odx_cmd_free(oc);
 	vaai_cmd_complete_fault(cmd, &f);
 	return TCM_NO_SENSE;
@@ -302,12 +304,14 @@ static sense_reason_t vaai_odx_copy_start(struct vaai_odx_cmd *oc,
 
 	if (vaai_odx_reserved(xc)) {
 		atomic64_inc(&oc->vdev->stats.clone_failed);
+		vaai_metrics_refused(cmd);
 		vaai_odx_xcopy_free(xc);
 		vaai_odx_cmd_free(oc);
 		return TCM_RESERVATION_CONFLICT;
 	}
 	if (atomic_inc_return(&cp->nr_running) > VAAI_XCOPY_MAX_RUNNING) {
 		atomic_dec(&cp->nr_running);
+		vaai_metrics_refused(cmd);
 		vaai_odx_xcopy_free(xc);
 		vaai_odx_cmd_free(oc);
 		return TCM_OUT_OF_RESOURCES;
@@ -382,6 +386,7 @@ static sense_reason_t vaai_odx_zero_start(struct vaai_odx_cmd *oc)
 		vaai_odx_cmd_free(oc);
 		return TCM_OUT_OF_RESOURCES;
 	}
+	io->op = VAAI_OP_NONE;		/* vaai_copy_status_answer() counts it */
 	ret = vaai_odx_list_add(oc);
 	if (ret) {
 		vaai_odx_cmd_free(oc);

@@ -6,6 +6,7 @@
 
 #include <linux/slab.h>
 #include <linux/bvec.h>
+#include <linux/ktime.h>
 #include <scsi/scsi_proto.h>
 
 #include "vaai.h"
@@ -39,6 +40,8 @@ struct vaai_io *vaai_io_alloc(struct se_cmd *cmd)
 	memset(io, 0, offsetof(struct vaai_io, inline_bvec));
 	io->cmd = cmd;
 	io->vdev = to_vaai_dev(cmd->se_dev);
+	io->op = vaai_op_of(cmd);
+	io->start_ns = ktime_get_ns();
 	atomic64_inc(&io->vdev->stats.in_flight);
 	return io;
 }
@@ -77,7 +80,7 @@ struct bio_vec *vaai_pages_alloc(size_t len, unsigned int *nr)
 /* Hold [pos, pos + len) for this request until it finishes; may sleep. */
 void vaai_io_lock(struct vaai_io *io, loff_t pos, loff_t len, bool excl)
 {
-	vaai_range_lock(&io->vdev->rlock, &io->range, pos, pos + len, excl);
+	vaai_dev_range_lock(io->vdev, &io->range, pos, pos + len, excl);
 	io->locked = true;
 }
 
@@ -88,11 +91,16 @@ void vaai_io_unlock(struct vaai_io *io)
 	io->locked = false;
 }
 
-/* Release what the request holds; its command is completed by the caller. */
+/*
+ * Release what the request holds and count it: io->len bytes moved, or
+ * failed; its command is completed by the caller.
+ */
 void vaai_io_finish(struct vaai_io *io)
 {
 	vaai_io_unlock(io);
 	atomic64_dec(&io->vdev->stats.in_flight);
+	vaai_metrics_done(io->vdev, io->op, io->start_ns,
+			  io->failed ? 0 : io->len, io->failed);
 	kmem_cache_free(vaai_io_cache, io);
 }
 
@@ -104,6 +112,7 @@ void vaai_io_done(struct vaai_io *io, int err)
 
 	if (write && !err)
 		vaai_tp_check(io->vdev);
+	io->failed = err != 0;
 	vaai_io_finish(io);
 	vaai_cmd_complete(cmd, err, write);
 }

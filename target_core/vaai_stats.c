@@ -41,6 +41,51 @@ VAAI_STAT(odx_tokens);
 VAAI_STAT(rw_deferred);
 VAAI_STAT(in_flight);
 
+/* Per-LUN I/O metrics (vaai_metrics.c), one file per kind of command. */
+#define VAAI_IO_STAT(_kind, _op)					\
+static ssize_t vaai_io_##_kind##_show(struct config_item *item, char *page) \
+{									\
+	return vaai_metrics_show_op(vaai_attrib_dev(item), _op, page);	\
+}									\
+static struct configfs_attribute vaai_io_attr_##_kind = {		\
+	.ca_name	= "stats_io_" #_kind,				\
+	.ca_mode	= 0444,						\
+	.ca_owner	= THIS_MODULE,					\
+	.show		= vaai_io_##_kind##_show,			\
+}
+
+VAAI_IO_STAT(read, VAAI_OP_READ);
+VAAI_IO_STAT(write, VAAI_OP_WRITE);
+VAAI_IO_STAT(ats, VAAI_OP_ATS);
+VAAI_IO_STAT(zero, VAAI_OP_ZERO);
+VAAI_IO_STAT(unmap, VAAI_OP_UNMAP);
+VAAI_IO_STAT(clone, VAAI_OP_CLONE);
+VAAI_IO_STAT(odx, VAAI_OP_ODX);
+
+static ssize_t vaai_lock_wait_show(struct config_item *item, char *page)
+{
+	return vaai_metrics_show_lock_wait(vaai_attrib_dev(item), page);
+}
+
+static struct configfs_attribute vaai_attr_lock_wait = {
+	.ca_name	= "stats_lock_wait",
+	.ca_mode	= 0444,
+	.ca_owner	= THIS_MODULE,
+	.show		= vaai_lock_wait_show,
+};
+
+static ssize_t vaai_ats_worst_show(struct config_item *item, char *page)
+{
+	return vaai_metrics_show_ats_worst(vaai_attrib_dev(item), page);
+}
+
+static struct configfs_attribute vaai_attr_ats_worst = {
+	.ca_name	= "stats_ats_worst_us",
+	.ca_mode	= 0444,
+	.ca_owner	= THIS_MODULE,
+	.show		= vaai_ats_worst_show,
+};
+
 static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_tp_attr_soft_threshold,
 	&vaai_attr_io_mode,
@@ -61,6 +106,15 @@ static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_stat_attr_odx_tokens,
 	&vaai_stat_attr_rw_deferred,
 	&vaai_stat_attr_in_flight,
+	&vaai_io_attr_read,
+	&vaai_io_attr_write,
+	&vaai_io_attr_ats,
+	&vaai_io_attr_zero,
+	&vaai_io_attr_unmap,
+	&vaai_io_attr_clone,
+	&vaai_io_attr_odx,
+	&vaai_attr_lock_wait,
+	&vaai_attr_ats_worst,
 };
 
 /* LIO's SBC attributes followed by our settings and counters, NULL-terminated. */

@@ -42,6 +42,7 @@ static void vaai_unmap_work(struct vaai_io *io)
 	} else {
 		atomic64_inc(&vdev->stats.unmap);
 		atomic64_add(span->blocks, &vdev->stats.unmap_blocks);
+		io->len = (size_t)span->blocks * bs;	/* what it deallocated */
 	}
 	kfree(req);
 	vaai_io_done(io, ret);
@@ -50,6 +51,7 @@ static void vaai_unmap_work(struct vaai_io *io)
 static void vaai_unmap_refuse(struct se_cmd *cmd, const struct vaai_fault *f)
 {
 	atomic64_inc(&to_vaai_dev(cmd->se_dev)->stats.unmap_failed);
+	vaai_metrics_refused(cmd);
 	vaai_cmd_complete_fault(cmd, f);
 }
 

@@ -57,6 +57,7 @@ static void vaai_xcopy_refuse(struct vaai_xcopy *xc, struct vaai_fault f)
 	struct se_cmd *cmd = xc->cmd;
 
 	atomic64_inc(&xc->vdev->stats.clone_failed);
+	vaai_metrics_refused(cmd);
 	vaai_xcopy_free(xc);
 	vaai_cmd_complete_fault(cmd, &f);
 }
@@ -130,6 +131,7 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 out_running:
 	atomic_dec(&vdev->copies.nr_running);
 out_free:
+	vaai_metrics_refused(cmd);
 	vaai_xcopy_free(xc);
 	return reason;
 out_refuse:

@@ -60,6 +60,7 @@ struct vaai_copy_status {
 	bool partial;			/* WRITE USING TOKEN left token unused */
 	u16 segs_done;
 	atomic64_t bytes_done;
+	u64 start_ns;			/* when the command began (metrics) */
 	u8 scsi_status;			/* of a failed copy */
 	u8 sense_len;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
