@@ -208,7 +208,8 @@ build/bench/sgloop: bench/sgloop.c
 # On the kernel docs/benchmarks.md's figures were measured on, as make test.
 BENCH_KERNEL ?= $(TEST_KERNEL)
 
-bench: deps build/bench/sgloop
+bench: build/bench/sgloop
+	tests/vm/deps.sh bench
 	$(MAKE) module KERNELRELEASE=$(BENCH_KERNEL)
 	tests/vm/run.py --kver $(BENCH_KERNEL) --mem 12G \
 		--append clocksource=tsc --append tsc=reliable \
