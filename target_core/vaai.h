@@ -74,8 +74,8 @@ enum vaai_op {
 /* Latency histogram: [0, 1) µs, [1, 2), [2, 4), ..., then 2^22 µs (4.2 s) on. */
 #define VAAI_LAT_BUCKETS	24
 
+/* The commands are the histogram's sum: one count, so readings agree. */
 struct vaai_op_metrics {
-	u64 cmds;
 	u64 errors;			/* not GOOD */
 	u64 bytes;
 	u64 lat_us;			/* latencies' sum */

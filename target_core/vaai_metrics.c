@@ -129,7 +129,6 @@ void vaai_metrics_done(struct vaai_dev *vdev, enum vaai_op op, u64 start_ns,
 	if (op >= VAAI_OP_NR)
 		return;
 	us = div_u64(ktime_get_ns() - start_ns, NSEC_PER_USEC);
-	this_cpu_inc(vdev->metrics->op[op].cmds);
 	if (failed)
 		this_cpu_inc(vdev->metrics->op[op].errors);
 	this_cpu_add(vdev->metrics->op[op].bytes, bytes);
@@ -167,20 +166,22 @@ ssize_t vaai_metrics_show_op(struct vaai_dev *vdev, enum vaai_op op, char *page)
 	struct vaai_op_metrics sum = {};
 	unsigned int b;
 	ssize_t len;
+	u64 cmds = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		const struct vaai_op_metrics *m =
 			&per_cpu_ptr(vdev->metrics, cpu)->op[op];
 
-		sum.cmds += READ_ONCE(m->cmds);
 		sum.errors += READ_ONCE(m->errors);
 		sum.bytes += READ_ONCE(m->bytes);
 		sum.lat_us += READ_ONCE(m->lat_us);
 		for (b = 0; b < VAAI_LAT_BUCKETS; b++)
 			sum.lat[b] += READ_ONCE(m->lat[b]);
 	}
-	len = sysfs_emit(page, "%llu %llu %llu %llu", sum.cmds, sum.errors,
+	for (b = 0; b < VAAI_LAT_BUCKETS; b++)
+		cmds += sum.lat[b];
+	len = sysfs_emit(page, "%llu %llu %llu %llu", cmds, sum.errors,
 			 sum.bytes, sum.lat_us);
 	for (b = 0; b < VAAI_LAT_BUCKETS; b++)
 		len += sysfs_emit_at(page, len, " %llu", sum.lat[b]);
