@@ -180,7 +180,7 @@ def parser():
     s.add_argument("--watch", action="store_true", help="repeat every interval")
     s.add_argument("--count", type=int, help="with --watch: stop after N views")
 
-    x = sub.add_parser("exporter", help="serve the counters to Prometheus over HTTP")
+    x = sub.add_parser("exporter", help="serve the metrics to Prometheus over HTTP")
     x.add_argument(
         "--listen",
         default="127.0.0.1:9737",
@@ -330,7 +330,9 @@ def _stats_view(a, before, t0):
             raise VaaiError("no vaai backstore {}; see 'vaaictl list'".format(", ".join(unknown)))
     mbps = stats.rates(before, now, t1 - t0) if before is not None else None
     if a.prometheus:
-        return stats.prometheus(now), now, t1
+        from .exporter import exposition
+
+        return exposition(), now, t1
     if a.json:
         return stats.as_json(now, mbps), now, t1
     return stats.table(now, mbps), now, t1

@@ -1,31 +1,52 @@
-"""A Prometheus endpoint for the VAAI counters: GET /metrics answers the
-text exposition format, read fresh from configfs on each scrape."""
+"""The Prometheus endpoint: prometheus_client's WSGI app over a registry
+holding VaaiCollector alone, so GET /metrics answers the text exposition
+format read fresh from configfs on each scrape."""
 
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import socket
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
-from . import stats
+from prometheus_client import CollectorRegistry, generate_latest, make_wsgi_app
+from prometheus_client.exposition import ThreadingWSGIServer
+
+from .collector import TARGET, VaaiCollector
 from .errors import VaaiError
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+PORT_MAX = 65535
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self):
-        if self.path.split("?")[0] not in ("/metrics", "/"):
-            self.send_error(404, "only /metrics is served here")
-            return
-        body = stats.prometheus(stats.read()).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", CONTENT_TYPE)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def registry(root=TARGET):
+    """A registry of the vaai collector alone (no process or platform
+    metrics: node_exporter has those).  Nothing is read until a scrape."""
+    reg = CollectorRegistry(auto_describe=False)
+    reg.register(VaaiCollector(root))
+    return reg
 
+
+def exposition(root=TARGET):
+    """One scrape's text, as vaaictl stats --prometheus prints it."""
+    return generate_latest(registry(root)).decode()
+
+
+def app(root=TARGET):
+    """/metrics (and /) from the registry; anything else is not here."""
+    metrics = make_wsgi_app(registry(root))
+
+    def route(environ, start_response):
+        if environ.get("PATH_INFO", "/") in ("/metrics", "/"):
+            return metrics(environ, start_response)
+        start_response("404 Not Found", [("Content-Type", "text/plain")])
+        return [b"only /metrics is served here\n"]
+
+    return route
+
+
+class _Quiet(WSGIRequestHandler):
     def log_message(self, fmt, *args):  # scrapes are not worth a line each
         pass
 
 
-PORT_MAX = 65535
+class _Server6(ThreadingWSGIServer):
+    address_family = socket.AF_INET6
 
 
 def parse_listen(text):
@@ -36,12 +57,13 @@ def parse_listen(text):
     return host.strip("[]") or "0.0.0.0", int(port)  # noqa: S104 - as node_exporter
 
 
-def serve(listen):
+def serve(listen, root=TARGET):
     host, port = parse_listen(listen)
+    server = _Server6 if ":" in host else ThreadingWSGIServer
     try:
-        httpd = ThreadingHTTPServer((host, port), _Handler)
+        httpd = make_server(host, port, app(root), server, handler_class=_Quiet)
     except OSError as e:
         raise VaaiError(f"cannot listen on {listen}: {e.strerror}") from e
-    print(f"serving VAAI counters on http://{host}:{port}/metrics", flush=True)
+    print(f"serving vaai metrics on http://{listen}/metrics", flush=True)
     with httpd:
         httpd.serve_forever()

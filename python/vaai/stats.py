@@ -2,9 +2,9 @@
 
 The module keeps one counter per file in each device's attrib/ directory
 (attrib/stats_*; stats_in_flight is a gauge).  This module reads them,
-turns two readings into rates, and renders a table, JSON or the Prometheus
-text format.  Reading takes a
-configfs root so the host tests can point it at a fake tree.
+turns two readings into rates, and renders a table or JSON (the
+Prometheus text is collector.py's).  Reading takes a configfs root so the
+host tests can point it at a fake tree.
 """
 
 import glob
@@ -131,23 +131,3 @@ def as_json(counters, mbps=None):
         for name, c in counters.items()
     }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
-
-
-def _label(value):
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def prometheus(counters):
-    """The Prometheus text exposition format (version 0.0.4): one family
-    per statistic (a counter, or a gauge for in_flight), a `backstore` label
-    per LUN."""
-    keys = [k for k, _ in COUNTERS if not k.endswith("_blocks")] + ["zero_bytes", "unmap_bytes"]
-    out = []
-    for key in keys:
-        gauge = key in GAUGES
-        metric = "vaai_{}{}".format(key, "" if gauge else "_total")
-        out.append(f"# HELP {metric} {HELP[key]}")
-        out.append("# TYPE {} {}".format(metric, "gauge" if gauge else "counter"))
-        for name, c in sorted(counters.items()):
-            out.append(f'{metric}{{backstore="{_label(name)}"}} {c[key]}')
-    return "\n".join(out) + "\n"

@@ -78,3 +78,26 @@ def refused(args, words, env=None):
     assert len(err.splitlines()) == 1 and err.startswith("vaaictl: error: "), err
     assert words in err, err
     assert vaai_names() == before
+
+
+def samples(text):
+    """{(metric, ((label, value), ...)): value} of a Prometheus text
+    exposition, the labels sorted."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def sample(got, metric, **labels):
+    """The value of the one sample of metric carrying labels (a subset of
+    its labels) in samples() output."""
+    (value,) = [
+        v
+        for (name, have), v in got.items()
+        if name == metric and labels.items() <= dict(have).items()
+    ]
+    return value

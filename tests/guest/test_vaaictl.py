@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 from conftest import INITIATOR, SCRATCH, STORES, Backing, MiB, sh
-from ctl import REPO, refused, vaai_names, vaaictl
+from ctl import REPO, refused, sample, samples, vaai_names, vaaictl
 from rtslib_fb import RTSRoot
 from scsi import (
     clear_unit_attention,
@@ -268,20 +268,12 @@ def test_each_primitive_moves_exactly_its_counters(exported, tmp_path):
     assert moved(c7, counters(name)) == {}
 
 
-def parse_prometheus(text):
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            metric, value = line.rsplit(" ", 1)
-            out[metric] = int(value)
-    return out
-
-
-def vaai_only(metrics):
+def vaai_only(got):
+    """What the data path and udev's reads do not move between two
+    scrapes: the offloads' series and the LUN's identity."""
+    steady = ("vaai_lun_ats_", "vaai_lun_zero_", "vaai_lun_unmap_", "vaai_lun_clone_")
     return {
-        k: v
-        for k, v in metrics.items()
-        if not k.startswith(("vaai_in_flight{", "vaai_rw_deferred_total{"))
+        k: v for k, v in got.items() if k[0].startswith(steady) or k[0] == "vaai_lun_size_bytes"
     }
 
 
@@ -289,12 +281,16 @@ def test_prometheus_text_and_http_endpoint_agree(exported):
     name, sg = exported
     sh("sg_write_same", "--16", "--lba=0", "--num=8", sg)
     text = vaaictl("stats", "--prometheus")[1]
-    assert "# TYPE vaai_zero_total counter" in text
-    got = parse_prometheus(text)
-    assert got[f'vaai_zero_total{{backstore="{name}"}}'] == counters(name)["zero"] == 1
-    assert got[f'vaai_zero_bytes_total{{backstore="{name}"}}'] == 4096
-    assert "# TYPE vaai_in_flight gauge" in text
-    assert got[f'vaai_in_flight{{backstore="{name}"}}'] >= 0
+    assert "# TYPE vaai_lun_zero_commands_total counter" in text
+    assert "# TYPE vaai_lun_zero_latency_seconds histogram" in text
+    got = samples(text)
+    assert sample(got, "vaai_lun_zero_commands_total", lun=name) == counters(name)["zero"] == 1
+    assert sample(got, "vaai_lun_zero_bytes_total", lun=name) == 4096
+    assert sample(got, "vaai_lun_zero_latency_seconds_count", lun=name) == 1
+    assert sample(got, "vaai_lun_zero_latency_seconds_bucket", lun=name, le="+Inf") == 1
+    assert sample(got, "vaai_lun_in_flight_requests", lun=name) >= 0
+    (row,) = [r for r in json.loads(vaaictl("list", "--json")[1]) if r["name"] == name]
+    assert sample(got, "vaai_lun_size_bytes", lun=name, wwn=row["wwn"]) == row["size"]
 
     port = 9737
     server = subprocess.Popen(
@@ -304,12 +300,12 @@ def test_prometheus_text_and_http_endpoint_agree(exported):
         env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")),
     )
     try:
-        assert server.stdout.readline().startswith("serving VAAI counters on http://")
+        assert server.stdout.readline().startswith("serving vaai metrics on http://")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
             assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
             # udev may still be reading the new disk: the data path's
             # figures can move between the two readings, the VAAI ones not
-            assert vaai_only(parse_prometheus(r.read().decode())) == vaai_only(got)
+            assert vaai_only(samples(r.read().decode())) == vaai_only(got)
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=10)
         assert e.value.code == 404

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 from conftest import SCRATCH
-from ctl import REPO, vaai_names, vaaictl
+from ctl import REPO, sample, samples, vaai_names, vaaictl
 
 NOBODY = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--")
 NAME = "unpriv"
@@ -73,10 +73,15 @@ def test_the_exporter_serves_without_root(lun):
     port = 9738
     server = nobody("exporter", "--listen", f"127.0.0.1:{port}", stdout=subprocess.PIPE)
     try:
-        assert server.stdout.readline().startswith("serving VAAI counters on http://")
+        assert server.stdout.readline().startswith("serving vaai metrics on http://")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
-            text = r.read().decode()
-        assert f'vaai_ats_total{{backstore="{lun}"}} 0' in text.splitlines()
+            got = samples(r.read().decode())
+        assert sample(got, "vaai_lun_ats_commands_total", lun=lun) == 0
+        assert sample(got, "vaai_lun_size_bytes", lun=lun) == 16 << 20
+        # the backing file under SCRATCH: its space, read as nobody too
+        assert sample(got, "vaai_lun_allocated_bytes", lun=lun) >= 0
+        up = [v for (n, labels), v in got.items() if n == "vaai_session_up"]
+        assert 1 in up  # the loopback nexus the LUN is exported through
     finally:
         server.terminate()
         server.wait()

@@ -5,7 +5,8 @@
 # clang-14 and its runtimes (libFuzzer and the sanitizers for tests/fuzz),
 # libiscsi-bin for libiscsi's conformance suite (iscsi-test-cu),
 # libiscsi-dev for the power-cut harness's initiator (tests/powercut),
-# dosfstools for a file system that cannot punch holes.
+# dosfstools for a file system that cannot punch holes,
+# prometheus_client for vaaictl's exporter (yaml: its alert rules, checked).
 # `deps.sh bench` adds what only make bench uses: matplotlib for the
 # plots, linux-perf for the profile (the test run goes without them).
 # Idempotent: a second run installs nothing.
@@ -16,7 +17,8 @@ PKGS="build-essential linux-image-amd64 linux-headers-amd64
       busybox-static kmod udev python3 python3-venv python3-pip python3-pytest
       python3-rtslib-fb targetcli-fb sg3-utils ddpt open-iscsi fio xfsprogs
       btrfs-progs fcoe-utils iproute2 dmsetup e2fsprogs clang-14
-      libclang-rt-14-dev patch libiscsi-bin libiscsi-dev dosfstools"
+      libclang-rt-14-dev patch libiscsi-bin libiscsi-dev dosfstools
+      python3-prometheus-client python3-yaml"
 [ "${1:-}" = bench ] && PKGS="$PKGS python3-matplotlib linux-perf"
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42
