@@ -3,7 +3,8 @@
 # target_core_vaai with modprobe: the module is DKMS's and carries VERSION,
 # and the packaged vaaictl (not the tree's) serves a LUN whose data reads
 # back as written, also after plain targetctl saved, cleared and restored
-# it through the packaged rtslib hook.
+# it through the packaged rtslib hook; the packaged exporter's collector
+# serves its metrics without root.
 # Usage: guest-serve.sh VERSION
 set -eu
 want=$1
@@ -50,6 +51,19 @@ find_disk
 dd if="$disk" bs=1M count=4 iflag=direct status=none | cmp - "$VAAI_SCRATCH/data" ||
 	fail "data read back from $disk after targetctl restore differs"
 vaaictl stats pkg
+
+# What the packaged exporter unit serves, as an unprivileged user (systemd's
+# DynamicUser makes one up; nobody stands in): stats --prometheus is one
+# scrape of the same collector, through Debian's prometheus_client.  (The
+# minimal root has no iproute2 to bring lo up for HTTP; the main guest
+# suites test the endpoint.)
+unit=/lib/systemd/system/vaai-exporter.service
+# shellcheck disable=SC2016
+grep -qx 'ExecStart=/usr/bin/vaaictl exporter --listen ${LISTEN}' "$unit" ||
+	fail "$unit does not run vaaictl exporter"
+size=$(setpriv --reuid=65534 --regid=65534 --clear-groups vaaictl stats --prometheus |
+	awk '$1 ~ /^vaai_lun_size_bytes[{]lun="pkg",/ { print $2 + 0 }')
+[ "$size" = 67108864 ] || fail "nobody's scrape gave vaai/pkg a size of '$size'"
 vaaictl delete pkg
 echo "guest-serve: module $got from $path served $disk; 4 MiB read back," \
 	"also after targetctl save, clear and restore"

@@ -47,6 +47,7 @@ def test_install_brings_the_tools_on_debians_python(installed):
         "/usr/share/man/man8/vaaictl.8.gz",
         "/usr/share/man/man8/targetcli-vaai.8.gz",
         "/usr/share/bash-completion/completions/vaaictl",
+        "/lib/systemd/system/vaai-exporter.service",
     ):
         assert root.exists(path), path
 
@@ -68,10 +69,15 @@ def test_the_module_package_loads_it_and_hooks_rtslib(installed):
     ).stdout
     assert got == "vaai.storage\n"
     # One boot path: Debian's own restore service, nothing of ours beside
-    # it.  It keeps the default dependencies, so it starts after
-    # sysinit.target, which systemd-modules-load.service (vaai.conf) is before.
-    units = root.run("dpkg", "-L", "vaai-dkms", "vaai-tools").stdout
-    assert ".service" not in units
+    # it (our one unit, the exporter's, comes disabled).  It keeps the
+    # default dependencies, so it starts after sysinit.target, which
+    # systemd-modules-load.service (vaai.conf) is before.
+    files = root.run("dpkg", "-L", "vaai-dkms", "vaai-tools").stdout.splitlines()
+    assert [f for f in files if f.endswith(".service")] == [
+        "/lib/systemd/system/vaai-exporter.service"
+    ]
+    wants = "/etc/systemd/system/multi-user.target.wants/vaai-exporter.service"
+    assert not os.path.lexists(root.file(wants))
     stock = open(root.file("/lib/systemd/system/rtslib-fb-targetctl.service")).read()
     assert "ExecStart=/usr/bin/targetctl restore" in stock
     assert "DefaultDependencies" not in stock
@@ -141,7 +147,11 @@ def leftovers(root):
 
 # What dpkg keeps of a removed package until it is purged: its maintainer
 # scripts.
-UNTIL_PURGE = ("/var/lib/dpkg/info/vaai-",)
+UNTIL_PURGE = (
+    "/var/lib/dpkg/info/vaai-",
+    # deb-systemd-helper's record of the exporter unit's (no) links
+    "/var/lib/systemd/deb-systemd-helper-enabled/vaai-exporter.service",
+)
 
 
 def test_without_the_tools_the_hook_guards_what_rtslib_cannot_read(installed, debs, request):
