@@ -13,7 +13,7 @@ import time
 
 from rtslib_fb.utils import RTSLibError
 
-from . import backstore, config, stats
+from . import backstore, config, iostats, stats
 from .credentials import read_chap
 from .errors import VaaiError
 from .params import chap_pair, fc_wwn, initiator_name, parse_size
@@ -322,33 +322,43 @@ def cmd_unexport(a):
     print(f"removed {n} LUN{('' if n == 1 else 's')} of vaai/{so.name}")
 
 
-def _stats_view(a, before, t0):
-    now, t1 = stats.read(names=a.names), time.monotonic()
+def _stats_reading(a):
+    return stats.read(names=a.names), iostats.read(names=a.names), time.monotonic()
+
+
+def _stats_view(a, before):
+    """The text of one view and this reading, with rates since before (a
+    reading, or None)."""
+    now = _stats_reading(a)
+    counters, io, t1 = now
     if a.names:
-        unknown = sorted(set(a.names) - set(now))
+        unknown = sorted(set(a.names) - set(counters))
         if unknown:
             raise VaaiError("no vaai backstore {}; see 'vaaictl list'".format(", ".join(unknown)))
-    mbps = stats.rates(before, now, t1 - t0) if before is not None else None
+    mbps = io_rates = None
+    if before is not None:
+        mbps = stats.rates(before[0], counters, t1 - before[2])
+        io_rates = iostats.columns(before[1], io, t1 - before[2])
     if a.prometheus:
         from .exporter import exposition
 
-        return exposition(), now, t1
+        return exposition(), now
     if a.json:
-        return stats.as_json(now, mbps), now, t1
-    return stats.table(now, mbps), now, t1
+        return stats.as_json(counters, mbps, io, io_rates), now
+    return stats.table(counters, mbps, io_rates), now
 
 
 def cmd_stats(a):
     if a.watch and not a.interval:
         a.interval = 2.0
-    before = t0 = None
+    before = None
     if a.interval:
-        before, t0 = stats.read(names=a.names), time.monotonic()
+        before = _stats_reading(a)
         time.sleep(a.interval)
     shown = 0
     clear = a.watch and sys.stdout.isatty() and not (a.json or a.prometheus)
     while True:
-        text, before, t0 = _stats_view(a, before, t0)
+        text, before = _stats_view(a, before)
         sys.stdout.write(("\033[H\033[2J" if clear else "") + text)
         sys.stdout.flush()
         shown += 1

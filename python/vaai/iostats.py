@@ -95,3 +95,52 @@ def summary(op, seconds):
         "avg_ms": avg,
         "p99_ms": None if p99 is None else p99 / 1000,
     }
+
+
+# The live view's columns (esxtop's disk device view where it has one),
+# in display order.
+COLUMNS = (
+    "CMDS/s",
+    "READS/s",
+    "WRITES/s",
+    "MBREAD/s",
+    "MBWRTN/s",
+    "AVG_ms",
+    "P99_ms",
+    "ATS_P99_ms",
+)
+
+
+def columns(before, after, seconds):
+    """{name: {column: value or None}} between two readings `seconds`
+    apart, of the LUNs in both: commands of every kind, reads and writes
+    per second, MB (10^6 bytes) read and written per second, the average
+    and 99th-percentile latency of reads and writes together, in ms, and
+    ATS's 99th percentile (None where no command of the kind came)."""
+    out = {}
+    for name, now in after.items():
+        then = before.get(name)
+        if then is None or seconds <= 0:
+            continue
+        d = {kind: since(then[kind], now[kind]) for kind in KINDS}
+        rw = [d["read"], d["write"]]
+        cmds = sum(op.cmds for op in rw)
+        hist = [a + b for a, b in zip(d["read"].hist, d["write"].hist)]
+        p99, ats = percentile(hist, 0.99), percentile(d["ats"].hist, 0.99)
+        out[name] = {
+            "CMDS/s": sum(op.cmds for op in d.values()) / seconds,
+            "READS/s": d["read"].cmds / seconds,
+            "WRITES/s": d["write"].cmds / seconds,
+            "MBREAD/s": d["read"].bytes / 1e6 / seconds,
+            "MBWRTN/s": d["write"].bytes / 1e6 / seconds,
+            "AVG_ms": sum(op.lat_us for op in rw) / cmds / 1000 if cmds else None,
+            "P99_ms": None if p99 is None else p99 / 1000,
+            "ATS_P99_ms": None if ats is None else ats / 1000,
+        }
+    return out
+
+
+def as_dict(ops):
+    """One LUN's reading for JSON: {kind: {cmds, errors, bytes, lat_us,
+    hist}}."""
+    return {kind: dict(op._asdict(), hist=list(op.hist)) for kind, op in ops.items()}

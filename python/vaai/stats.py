@@ -104,13 +104,25 @@ def rates(before, after, seconds):
     return out
 
 
-def table(counters, mbps=None):
-    """The human view: one row per backstore, esxtop's column names."""
+def _cell(value, digits):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def table(counters, mbps=None, io=None):
+    """The human view: one row per backstore, esxtop's column names; with
+    io (iostats.columns()), the LUN's command rates and latency first."""
+    from .iostats import COLUMNS
+
+    io_cols = list(COLUMNS) if io is not None else []
     cols = [col for _, col in COUNTERS if col]
-    head = ["BACKSTORE"] + cols + ([col for col, _ in RATES] if mbps is not None else [])
+    head = ["BACKSTORE"] + io_cols + cols + ([col for col, _ in RATES] if mbps is not None else [])
     rows = [head]
     for name, c in sorted(counters.items()):
-        row = [name] + [str(c[key]) for key, col in COUNTERS if col]
+        row = [name]
+        if io is not None:
+            r = io.get(name)
+            row += [_cell(r[col], 2 if col.endswith("_ms") else 1) if r else "-" for col in io_cols]
+        row += [str(c[key]) for key, col in COUNTERS if col]
         if mbps is not None:
             r = mbps.get(name)
             row += [f"{r[col]:.1f}" if r else "-" for col, _ in RATES]
@@ -125,9 +137,19 @@ def table(counters, mbps=None):
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def as_json(counters, mbps=None):
-    doc = {
-        name: dict(c, **({"mb_per_s": mbps[name]} if mbps and name in mbps else {}))
-        for name, c in counters.items()
-    }
+def as_json(counters, mbps=None, io=None, io_rates=None):
+    """Every counter per backstore; with io (iostats.read()) the I/O
+    metrics as "io", and with rates between two readings "mb_per_s" and
+    "io_per_s" (iostats.columns())."""
+    from .iostats import as_dict
+
+    doc = {}
+    for name, c in counters.items():
+        doc[name] = dict(c)
+        if mbps and name in mbps:
+            doc[name]["mb_per_s"] = mbps[name]
+        if io and name in io:
+            doc[name]["io"] = as_dict(io[name])
+        if io_rates and name in io_rates:
+            doc[name]["io_per_s"] = io_rates[name]
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"

@@ -5,7 +5,7 @@ import os
 
 import pytest
 from cli_run import run
-from vaai import backstore, cli, config, stats
+from vaai import backstore, cli, config, iostats, stats
 from vaai.errors import VaaiError
 from vaai.exporter import parse_listen
 from vaai.params import chap_pair, initiator_name
@@ -124,11 +124,32 @@ def test_stats_interval_adds_rates(capsys, monkeypatch):
         ]
     )
     monkeypatch.setattr(stats, "read", lambda names=None: next(readings))
+    # 10 reads of 1 ms, then 10 more, one of them 1.5 ms, in 2 s
+    quiet = iostats.Op(0, 0, 0, 0, (0,) * iostats.BUCKETS)
+    reads = [
+        iostats.Op(10, 0, 10 << 12, 10000, hist(_10=10)),
+        iostats.Op(20, 0, 20 << 12, 21500, hist(_10=19, _11=1)),
+    ]
+    io = iter([{"ds1": dict.fromkeys(iostats.KINDS, quiet) | {"read": r}} for r in reads])
+    monkeypatch.setattr(iostats, "read", lambda names=None: next(io))
+    clock = iter([100.0, 102.0])
+    monkeypatch.setattr(cli.time, "monotonic", lambda: next(clock))
     monkeypatch.setattr(cli.time, "sleep", lambda s: None)
-    rc, out, _ = run(capsys, "stats", "--interval", "1")
+    rc, out, _ = run(capsys, "stats", "--interval", "2")
     head, row = out.splitlines()
     assert rc == 0 and "MBC_RD/s" in head.split()
-    assert dict(zip(head.split(), row.split()))["ZERO"] == "4"
+    got = dict(zip(head.split(), row.split()))
+    assert got["ZERO"] == "4"
+    assert (got["CMDS/s"], got["READS/s"], got["WRITES/s"]) == ("5.0", "5.0", "0.0")
+    assert got["MBREAD/s"] == "0.0" and got["AVG_ms"] == "1.15"
+    assert float(got["P99_ms"]) > 1.024 and got["ATS_P99_ms"] == "-"
+
+
+def hist(**at):
+    h = [0] * iostats.BUCKETS
+    for key, n in at.items():
+        h[int(key[1:])] = n
+    return tuple(h)
 
 
 def base():
@@ -140,6 +161,7 @@ def base():
 
 def test_stats_for_an_unknown_backstore(capsys, monkeypatch):
     monkeypatch.setattr(stats, "read", lambda names=None: {})
+    monkeypatch.setattr(iostats, "read", lambda names=None: {})
     rc, _out, err = run(capsys, "stats", "ds9")
     assert rc == 1 and "no vaai backstore ds9" in err
 

@@ -93,3 +93,21 @@ def test_json_carries_every_counter_and_rates():
     assert doc["ds1"]["unmap"] == 3
     assert doc["ds1"]["mb_per_s"] == {"MBDEL/s": 4.0}
     assert {k for k, _ in stats.COUNTERS} <= set(doc["ds1"])
+
+
+def test_json_carries_the_io_metrics_and_their_rates():
+    from vaai import iostats
+
+    op = iostats.Op(3, 1, 12288, 300, (0,) * 7 + (3,) + (0,) * 16)
+    io = {"ds1": dict.fromkeys(iostats.KINDS, op)}
+    rates = {"ds1": dict.fromkeys(iostats.COLUMNS, 1.5)}
+    doc = json.loads(stats.as_json({"ds1": counters()}, None, io, rates))
+    assert doc["ds1"]["io"]["ats"] == {
+        "cmds": 3,
+        "errors": 1,
+        "bytes": 12288,
+        "lat_us": 300,
+        "hist": list(op.hist),
+    }
+    assert doc["ds1"]["io_per_s"]["P99_ms"] == 1.5
+    assert "io" not in json.loads(stats.as_json({"ds2": counters()}, None, io, rates))["ds2"]
