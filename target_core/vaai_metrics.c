@@ -23,6 +23,15 @@
 #include "vaai.h"
 #include "vaai_xcopy.h"
 
+/*
+ * A reader sums other CPUs' u64 counters with plain loads: whole on a
+ * 64-bit kernel, torn on a 32-bit one, where u64_stats_sync would be
+ * needed.  The module is for 64-bit kernels (Kconfig, dkms.conf).
+ */
+#if BITS_PER_LONG != 64
+#error "target_core_vaai needs a 64-bit kernel"
+#endif
+
 int vaai_metrics_init(struct vaai_dev *vdev)
 {
 	vdev->metrics = alloc_percpu(struct vaai_metrics);
