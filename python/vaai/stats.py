@@ -11,6 +11,8 @@ import glob
 import json
 import os
 
+from .iostats import COLUMNS, as_dict
+
 CORE = "/sys/kernel/config/target/core"
 
 # The module's counter files, in display order: (file suffix, esxtop column).
@@ -111,8 +113,6 @@ def _cell(value, digits):
 def table(counters, mbps=None, io=None):
     """The human view: one row per backstore, esxtop's column names; with
     io (iostats.columns()), the LUN's command rates and latency first."""
-    from .iostats import COLUMNS
-
     io_cols = list(COLUMNS) if io is not None else []
     cols = [col for _, col in COUNTERS if col]
     head = ["BACKSTORE"] + io_cols + cols + ([col for col, _ in RATES] if mbps is not None else [])
@@ -141,8 +141,6 @@ def as_json(counters, mbps=None, io=None, io_rates=None):
     """Every counter per backstore; with io (iostats.read()) the I/O
     metrics as "io", and with rates between two readings "mb_per_s" and
     "io_per_s" (iostats.columns())."""
-    from .iostats import as_dict
-
     doc = {}
     for name, c in counters.items():
         doc[name] = dict(c)
