@@ -106,13 +106,13 @@ def _logged_in(acl, luns):
         return not _text(os.path.join(acl, "info")).startswith("No active")
     except OSError:
         pass
-    for lun in luns:
-        try:
-            _text(os.path.join(lun, "statistics", "scsi_att_intr_port", "port_ident"))
-            return True
-        except OSError:
-            return False
-    return None
+    if not luns:
+        return None
+    try:
+        _text(os.path.join(luns[0], "statistics", "scsi_att_intr_port", "port_ident"))
+    except OSError:
+        return False
+    return True
 
 
 def sessions(root=TARGET):
