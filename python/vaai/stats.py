@@ -11,9 +11,7 @@ import glob
 import json
 import os
 
-from .iostats import COLUMNS, as_dict
-
-CORE = "/sys/kernel/config/target/core"
+from .iostats import COLUMNS, CORE, as_dict
 
 # The module's counter files, in display order: (file suffix, esxtop column).
 COUNTERS = (
