@@ -137,7 +137,7 @@ def _buckets(hist):
     """prometheus_client's cumulative (upper bound in seconds, count) pairs
     of a histogram of log2-µs buckets."""
     out, total = [], 0
-    for (_lo, hi), n in zip(iostats.bucket_bounds(), hist):
+    for (_lo, hi), n in zip(iostats.BOUNDS, hist):
         total += n
         out.append((floatToGoString(hi / 1e6), total))
     return out

@@ -19,12 +19,11 @@ BUCKETS = 24
 Op = namedtuple("Op", "cmds errors bytes lat_us hist")
 
 
-def bucket_bounds():
-    """(lower, upper) µs of each bucket; the last one's upper is infinite."""
-    return [
-        (0 if b == 0 else 1 << (b - 1), float("inf") if b == BUCKETS - 1 else 1 << b)
-        for b in range(BUCKETS)
-    ]
+# (lower, upper) µs of each bucket; the last one's upper is infinite.
+BOUNDS = tuple(
+    (0 if b == 0 else 1 << (b - 1), float("inf") if b == BUCKETS - 1 else 1 << b)
+    for b in range(BUCKETS)
+)
 
 
 def parse(text):
@@ -74,13 +73,13 @@ def percentile(hist, q):
         return None
     rank = q * total
     seen = 0
-    for (lo, hi), n in zip(bucket_bounds(), hist):
+    for (lo, hi), n in zip(BOUNDS, hist):
         if n and seen + n >= rank:
             if hi == float("inf"):
                 return float(lo)
             return lo + (hi - lo) * (rank - seen) / n
         seen += n
-    return float(bucket_bounds()[-1][0])
+    return float(BOUNDS[-1][0])
 
 
 def summary(op, seconds):

@@ -25,7 +25,7 @@ def line(cmds, errors, nbytes, lat_us, h):
 
 
 def test_bounds_double_from_one_microsecond():
-    bounds = iostats.bucket_bounds()
+    bounds = list(iostats.BOUNDS)
     assert bounds[:4] == [(0, 1), (1, 2), (2, 4), (4, 8)]
     assert bounds[22] == (1 << 21, 1 << 22) and bounds[23] == (1 << 22, float("inf"))
 
