@@ -14,14 +14,14 @@ from vaai import cli
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def vaaictl(*args, check=True, env=None, own_process=False):
+def vaaictl(*args, check=True, env=None, own_process=False, stdin=None):
     """Run vaaictl from this tree: (exit status, stdout, stderr).
 
     In this process (main() with its output captured): a new Python with
     rtslib imported costs seconds of start-up in the emulated guest, for
     each of a hundred calls.  As `python3 -m vaai` in a process of its own
     with env (so the variables take effect) or own_process (targetcli,
-    which takes over its process)."""
+    which takes over its process), stdin its standard input when given."""
     argv = [str(a) for a in args]
     # rtslib caches where backstores are: start as a new process would, and
     # forget afterwards what the command may have changed.
@@ -36,6 +36,7 @@ def vaaictl(*args, check=True, env=None, own_process=False):
             capture_output=True,
             text=True,
             env=e,
+            input=stdin,
             check=False,
         )
         rc, out, err = p.returncode, p.stdout, p.stderr

@@ -4,6 +4,7 @@ at its new size) and targetcli driving a vaai backstore."""
 
 import json
 import os
+import re
 
 import pytest
 from conftest import INITIATOR, SCRATCH, sh
@@ -298,41 +299,51 @@ def test_restore_without_the_fabric_module_says_so(clean_slate, tmp_path):
     refused(["restore", saved], "needs the no_such_fabric fabric module")
 
 
-def targetcli(*args, check=True):
-    return vaaictl("targetcli", *args, check=check, own_process=True)
+def targetcli(home, *lines):
+    """`vaaictl targetcli` with lines typed at its prompt, one process for
+    them all (a Python start with targetcli's imports costs 8-50 s in the
+    emulated guest): its output.  Its preferences live in home, and it does
+    not save the configuration on exit, as it would by default."""
+    home.mkdir(exist_ok=True)
+    script = "\n".join(("set global auto_save_on_exit=false", *lines)) + "\n"
+    _, out, err = vaaictl(
+        "targetcli", env={"TARGETCLI_HOME": str(home)}, own_process=True, stdin=script
+    )
+    return out + err
 
 
 def test_targetcli_creates_exports_and_saves_a_vaai_backstore(clean_slate, tmp_path):
     path = os.path.join(SCRATCH, "tc.img")
     clean_slate.append(path)
-    _, out, _ = targetcli("/backstores/vaai", "create", "tc1", path, "size=64M")
+    home = tmp_path / "targetcli"
+    out = targetcli(
+        home,
+        f"/backstores/vaai create tc1 {path} size=64M",
+        "ls /backstores/vaai",
+        "/loopback create naa.5001405aaaaaaaaa",
+        "/loopback/naa.5001405aaaaaaaaa/luns create /backstores/vaai/tc1",
+    )
     assert f"Created vaai tc1 on {path}" in out
+    # ls' line for it: "o- tc1 ..... [PATH (64.0MiB) file activated]"
+    assert re.search(rf"o- tc1 [. ]*\[{re.escape(path)} \(64\.0MiB\)", out), out
     assert VaaiStorageObject("tc1").get_attribute("emulate_3pc") == "1"
-    _, out, _ = targetcli("ls", "/backstores/vaai")
-    assert "tc1" in out and path in out
-
-    targetcli("/loopback", "create", "naa.5001405aaaaaaaaa")
-    targetcli("/loopback/naa.5001405aaaaaaaaa/luns", "create", "/backstores/vaai/tc1")
     sg = sg_of(find_disk(VaaiStorageObject("tc1")))
     clear_unit_attention(sg)
     data = os.urandom(4096)
     expect_good(write_blocks(sg, 8, data, 512))
 
     saved = str(tmp_path / "tc.json")
-    targetcli("saveconfig", saved)
+    before = dump()
+    targetcli(home, f"saveconfig {saved}", "clearconfig confirm=True")
     with open(saved) as f:
         sos = json.load(f)["storage_objects"]
     assert [(so["plugin"], so["name"], so["path"]) for so in sos] == [("vaai", "tc1", path)]
-    before = dump()
-
-    targetcli("clearconfig", "confirm=True")
     assert dump()["storage_objects"] == []
-    targetcli("restoreconfig", saved)
+
+    out = targetcli(home, f"restoreconfig {saved}", f"/backstores/vaai create tc1 {path}")
     assert dump() == before
+    assert "backstore vaai/tc1 exists already" in out
     sg = sg_of(find_disk(VaaiStorageObject("tc1")))
     clear_unit_attention(sg)
     assert expect_good(read_blocks(sg, 8, 8, 512)).data == data
-
-    _rc, out, err = targetcli("/backstores/vaai", "create", "tc1", path, check=False)
-    assert "backstore vaai/tc1 exists already" in out + err
     assert [so.name for so in RTSRoot().storage_objects] == ["tc1"]
