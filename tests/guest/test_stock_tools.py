@@ -49,13 +49,14 @@ def no_fabric_topologies():
     fabrics.close_all()
 
 
-def stock(*argv, vaai=True, check=True):
+def stock(*argv, vaai=True, check=True, env=None, stdin=None):
     """A stock tool in a process of its own: (exit status, stdout, stderr).
-    vaai=False: the vaai package cannot be imported there (the hook stays)."""
-    env = dict(os.environ)
+    vaai=False: the vaai package cannot be imported there (the hook stays);
+    env: variables to set; stdin: its standard input."""
+    env = dict(os.environ, **(env or {}))
     if not vaai:
         env.pop("PYTHONPATH", None)
-    p = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, input=stdin, check=False)
     bs_cache.clear()  # rtslib's cache of where backstores are
     if check and p.returncode:
         raise AssertionError(f"{' '.join(argv)}: exit {p.returncode}: {p.stdout}{p.stderr}")
@@ -177,13 +178,22 @@ def test_plain_targetcli_lists_every_backstore(mixed):
         assert f"o- {name} " in out, name
 
 
-def test_plain_targetcli_creates_and_deletes_a_vaai_backstore(mixed):
+def test_plain_targetcli_creates_and_deletes_a_vaai_backstore(mixed, tmp_path):
+    """The commands typed at targetcli's prompt (one Python start, seconds
+    in the emulated guest), its preferences in tmp_path, no save on exit."""
     path = os.path.join(SCRATCH, "tcli.img")
     try:
-        stock("targetcli", "/backstores/vaai", "create", "tcli", path, "16M")
-        assert VaaiStorageObject("tcli").size == 16 * MiB
-        stock("targetcli", "/backstores/vaai", "delete", "tcli")
-        bs_cache.clear()
+        _, out, err = stock(
+            "targetcli",
+            env={"TARGETCLI_HOME": str(tmp_path)},
+            stdin=f"set global auto_save_on_exit=false\n"
+            f"/backstores/vaai create tcli {path} 16M\n"
+            "ls /backstores/vaai\n"
+            "/backstores/vaai delete tcli\n",
+        )
+        assert f"Created vaai tcli on {path}" in out, out + err
+        assert re.search(rf"o- tcli \.+ \[{re.escape(path)} \(16\.0MiB\) file deactivated\]", out)
+        assert "Deleted storage object tcli." in out, out + err
         assert "tcli" not in {so.name for so in RTSRoot().storage_objects}
     finally:
         if os.path.exists(path):
