@@ -28,14 +28,20 @@ def device_nonrot(major, minor, sysfs="/sys"):
     """is_nonrot for the block device major:minor (major 0: no device)."""
     if major == 0:
         return 1  # tmpfs, overlay on RAM: no device
+    return 0 if queue_attr(major, minor, "rotational", sysfs) in ("1", None) else 1
+
+
+def queue_attr(major, minor, name, sysfs="/sys"):
+    """The block device major:minor's queue/name (a partition: its disk's),
+    None when it has none."""
     node = os.path.realpath(os.path.join(sysfs, "dev", "block", f"{major}:{minor}"))
-    for d in (node, os.path.dirname(node)):  # a partition: its disk's queue
+    for d in (node, os.path.dirname(node)):
         try:
-            with open(os.path.join(d, "queue", "rotational")) as f:
-                return 0 if f.read().strip() == "1" else 1
+            with open(os.path.join(d, "queue", name)) as f:
+                return f.read().strip()
         except OSError:
             continue
-    return 0
+    return None
 
 
 def validate(profile, block_size=None):
