@@ -265,7 +265,7 @@ def restore(path=SAVE_FILE, progress=None):
     try:
         for i, so in enumerate(todo["storage_objects"], 1):
             _report(progress, i, len(steps), "backstore {}/{}".format(*_so_key(so)))
-            _restore_so(so, errors.append)
+            restore_so(so, errors.append)
         for fm in todo["fabric_modules"]:
             if fm.get("name") in fabrics:
                 fabrics[fm["name"]].setup(copy.deepcopy(fm), errors.append)
@@ -289,7 +289,7 @@ def _report(progress, i, n, what):
         progress(f"restoring {i}/{n}: {what}")
 
 
-def _restore_so(so, err):
+def restore_so(so, err):
     """Make one saved storage object, with its attributes and ALUA groups."""
 
     def so_err(msg):
