@@ -84,6 +84,19 @@ def parser():
         "direct while the write cache is off)",
     )
 
+    ad = sub.add_parser(
+        "adopt",
+        help="make a fileio or block backstore a vaai one in place, the hosts' device unchanged",
+    )
+    ad.add_argument("name", help="the backstore: NAME, or fileio/NAME or block/NAME")
+    ad.add_argument("--dry-run", action="store_true", help="print the plan and change nothing")
+    ad.add_argument(
+        "--offline",
+        action="store_true",
+        help="nothing uses the LUN: go ahead on fabrics whose sessions cannot be paused "
+        "(tcm_loop, tcm_fc)",
+    )
+
     d = sub.add_parser("delete", help="delete a backstore and its LUNs (not its data)")
     d.add_argument("name", help="backstore name")
 
@@ -231,6 +244,21 @@ def cmd_resize(a):
             f"vaai/{a.name}: {before} -> {after} bytes; the hosts are told (CAPACITY DATA HAS "
             "CHANGED)"
         )
+
+
+def cmd_adopt(a):
+    from .adopt import Plan
+
+    backstore.load_module()
+    plan = Plan(a.name, offline=a.offline)
+    print("\n".join(plan.steps()), flush=True)
+    if a.dry_run:
+        return
+    so = plan.run(say=lambda line: print(line, flush=True))
+    print(
+        f"adopted: vaai/{so.name} serves {so.path_name}; run 'vaaictl save' to keep it "
+        "across reboots"
+    )
 
 
 def cmd_delete(a):

@@ -240,3 +240,40 @@ def test_create_refuses_before_touching_the_kernel(monkeypatch, kw, words):
     args.update(kw)
     with pytest.raises(VaaiError, match=words.replace("(", r"\(")):
         backstore.create(args.pop("name"), args.pop("path"), **args)
+
+
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_adopt_prints_the_plan_and_moves_only_without_dry_run(capsys, monkeypatch, dry_run):
+    from vaai import adopt
+
+    ran = []
+
+    class FakePlan:
+        def __init__(self, name, offline=False):
+            assert (name, offline) == ("fileio/ds1", True)
+
+        def steps(self):
+            return ["adopt fileio/ds1 as vaai/ds1 on /srv/ds1.img", "  flush /srv/ds1.img"]
+
+        def run(self, say):
+            say("pausing iscsi iqn.x TPG 1")
+            ran.append(True)
+
+            class SO:
+                name, path_name = "ds1", "/srv/ds1.img"
+
+            return SO()
+
+    monkeypatch.setattr(backstore, "load_module", lambda: None)
+    monkeypatch.setattr(adopt, "Plan", FakePlan)
+    argv = ["adopt", "fileio/ds1", "--offline"] + (["--dry-run"] if dry_run else [])
+    rc, out, err = run(capsys, *argv)
+    assert (rc, err) == (0, "")
+    plan = "adopt fileio/ds1 as vaai/ds1 on /srv/ds1.img\n  flush /srv/ds1.img\n"
+    if dry_run:
+        assert out == plan and not ran
+    else:
+        assert out == plan + (
+            "pausing iscsi iqn.x TPG 1\n"
+            "adopted: vaai/ds1 serves /srv/ds1.img; run 'vaaictl save' to keep it across reboots\n"
+        )
