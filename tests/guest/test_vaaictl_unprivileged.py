@@ -76,13 +76,22 @@ def test_stats_as_any_user_is_what_root_sees(lun):
     assert steady(mine) == steady(json.loads(vaaictl("stats", "--json", lun)[1]))
 
 
+PROMTOOL = os.environ.get("VAAI_PROMTOOL", "/opt/vaai/bin/promtool")
+
+
 def test_the_exporter_serves_without_root(lun):
     port = 9738
     server = nobody("exporter", "--listen", f"127.0.0.1:{port}", stdout=subprocess.PIPE)
     try:
         assert server.stdout.readline().startswith("serving vaai metrics on http://")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
-            got = samples(r.read().decode())
+            text = r.read().decode()
+        got = samples(text)
+        # Prometheus' own lint of an exposition: silent when it passes
+        check = subprocess.run(
+            [PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True, check=False
+        )
+        assert (check.returncode, check.stdout + check.stderr) == (0, "")
         assert sample(got, "vaai_lun_ats_commands_total", lun=lun) == 0
         assert sample(got, "vaai_lun_size_bytes", lun=lun) == 16 << 20
         # the backing file under SCRATCH: its space, read as nobody too

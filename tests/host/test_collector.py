@@ -4,6 +4,7 @@ sessions; and the HTTP endpoint serving it."""
 
 import os
 import re
+import subprocess
 import sys
 import threading
 import urllib.error
@@ -242,3 +243,26 @@ def test_the_alerts_and_dashboard_ask_for_what_is_served(tree, tmp_path):
     served = {name for name, _labels in scrape(root)}
     asked = {m for e in doc_exprs() for m in re.findall(r"\bvaai_[a-z_]+\b", e)}
     assert asked and asked <= served, sorted(asked - served)
+
+
+PROMTOOL = os.environ.get("VAAI_PROMTOOL", "/opt/vaai/bin/promtool")
+
+
+def promtool(*args, text=None):
+    """Prometheus' own checker (tests/vm/deps.sh unpacks it): its output."""
+    assert os.access(PROMTOOL, os.X_OK), f"{PROMTOOL} missing: run tests/vm/deps.sh"
+    p = subprocess.run([PROMTOOL, *args], input=text, capture_output=True, text=True, check=False)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout + p.stderr
+
+
+def test_promtool_accepts_the_exposition_and_the_alert_rules(tree):
+    root, _ = tree
+    fake_acl(str(root), "iscsi", "iqn.t1", "iqn.esx-a", 2, info="InitiatorName: iqn.esx-a\n")
+    text = exporter.exposition(str(root))
+    assert "vaai_lun_read_latency_seconds_bucket" in text and "vaai_session_up{" in text
+    # check metrics says nothing when the names, help and types pass its lint
+    assert promtool("check", "metrics", text=text) == ""
+    assert "SUCCESS: 6 rules found" in promtool(
+        "check", "rules", os.path.join(DOCS, "prometheus-vaai-alerts.yml")
+    )

@@ -6,7 +6,8 @@
 # libiscsi-bin for libiscsi's conformance suite (iscsi-test-cu),
 # libiscsi-dev for the power-cut harness's initiator (tests/powercut),
 # dosfstools for a file system that cannot punch holes,
-# prometheus_client for vaaictl's exporter (yaml: its alert rules, checked).
+# prometheus_client for vaaictl's exporter (yaml: its alert rules, checked;
+# promtool, unpacked from the prometheus package, checks its output).
 # `deps.sh bench` adds what only make bench uses: matplotlib for the
 # plots, linux-perf for the profile (the test run goes without them).
 # Idempotent: a second run installs nothing.
@@ -58,4 +59,20 @@ if [ "$("$TOOLS/bin/python" -c 'import vaai, os; print(os.path.dirname(vaai.__fi
 	"$TOOLS/bin/pip" install -q --no-deps -e "$REPO/python"
 	ln -sf "$TOOLS/bin/vaaictl" /usr/local/bin/vaaictl
 	ln -sf "$TOOLS/bin/targetcli-vaai" /usr/local/bin/targetcli-vaai
+fi
+
+# promtool, Prometheus' own check of an exposition and of alert rules (the
+# exporter's tests run it, in the guest too), from Debian's prometheus package into
+# /opt/vaai/bin (the guest does not see /var/cache): installing the package
+# would start a Prometheus server.
+PROMTOOL=${VAAI_PROMTOOL:-/opt/vaai/bin/promtool}
+if ! [ -x "$PROMTOOL" ]; then
+	echo "deps: unpacking promtool from Debian's prometheus package"
+	tmp=$(mktemp -d)
+	(cd "$tmp" && { apt-get download -q prometheus >/dev/null 2>&1 ||
+		{ apt-get update -q >/dev/null && apt-get download -q prometheus >/dev/null; }; } &&
+		dpkg-deb --fsys-tarfile prometheus_*.deb | tar -x ./usr/bin/promtool)
+	mkdir -p "$(dirname "$PROMTOOL")"
+	mv "$tmp/usr/bin/promtool" "$PROMTOOL"
+	rm -rf "$tmp"
 fi
