@@ -3,6 +3,7 @@ stats_ats_worst_us): each command counted once under its kind, with the
 bytes it moved and its latency in the histogram; a refusal counted as a
 failure; reading them changes nothing."""
 
+import json
 import os
 
 from conftest import MiB, read, sh
@@ -95,6 +96,34 @@ def test_each_command_counted_once_under_its_kind(make_lun):
     assert attrib(a, "stats_lock_wait") == waits
 
 
+def test_a_fio_run_is_counted_exactly(lun):
+    """fio's sg engine, one SCSI command per I/O, of mixed sizes at queue
+    depth 8: the reads and writes counted are fio's, command for command
+    and byte for byte, and nothing else moved."""
+    sh("udevadm", "settle")
+    before = metrics(lun)
+    out = sh(
+        "fio",
+        "--name=metrics",
+        f"--filename={lun.sg}",
+        "--ioengine=sg",
+        "--rw=randrw",
+        "--bssplit=4k/50:64k/30:512k/20",
+        "--iodepth=8",
+        f"--size={8 * MiB}",
+        "--io_size=24M",
+        "--randrepeat=0",
+        "--output-format=json",
+    )
+    job = json.loads(out[out.index("{") :])["jobs"][0]
+    assert job["error"] == 0
+    want = dict.fromkeys(KINDS, (0, 0, 0))
+    for kind in ("read", "write"):
+        want[kind] = (job[kind]["total_ios"], 0, job[kind]["io_bytes"])
+    assert want["read"][0] and want["write"][0]
+    assert moved(before, metrics(lun)) == want
+
+
 def test_refusals_are_failures_and_a_miscompare_an_answer(lun):
     bs = lun.block_size
     sh("udevadm", "settle")
@@ -125,3 +154,4 @@ def test_the_slowest_ats_of_the_last_minute(lun):
     (worst,) = attrib(lun, "stats_ats_worst_us")
     assert 0 < worst <= after[3] - before[3], "one of the three, at most their sum"
     assert attrib(lun, "stats_ats_worst_us") == [worst], "reading changes nothing"
+
