@@ -240,6 +240,7 @@ struct vaai_dev {
 	u32 limits_bs;			/* block size the limits were set for */
 	struct vaai_stats stats;
 	struct vaai_metrics __percpu *metrics;
+	bool io_stats;			/* count into metrics (attrib/io_stats) */
 	/* per second of the last minute: the second, the slowest ATS (µs) */
 	atomic64_t ats_worst[VAAI_ATS_WORST_SECONDS];
 	struct vaai_tp tp;
@@ -423,7 +424,9 @@ void vaai_ua_withdraw(struct vaai_dev *vdev, enum vaai_ua_kind kind);
 bool vaai_ua_report(struct se_cmd *cmd);
 
 /* vaai_metrics.c */
+extern struct configfs_attribute vaai_attr_io_stats;
 int vaai_metrics_init(struct vaai_dev *vdev);
+u64 vaai_metrics_start(struct vaai_dev *vdev);
 void vaai_metrics_exit(struct vaai_dev *vdev);
 enum vaai_op vaai_op_of(const struct se_cmd *cmd);
 void vaai_metrics_done(struct vaai_dev *vdev, enum vaai_op op, u64 start_ns,

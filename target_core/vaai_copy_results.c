@@ -62,16 +62,17 @@ void vaai_copy_status_free(struct vaai_copy_status *st)
 	kfree_sensitive(st);
 }
 
-void vaai_copy_status_init(struct vaai_copy_status *st,
-			   const struct se_session *sess)
+void vaai_copy_status_init(struct vaai_copy_status *st, struct se_cmd *cmd)
 {
+	const struct se_session *sess = cmd->se_sess;
+
 	st->sess = sess;
 	if (sess && sess->se_node_acl)
 		strscpy(st->initiator, sess->se_node_acl->initiatorname,
 			sizeof(st->initiator));
 	st->isid = sess ? sess->sess_bin_isid : 0;
 	st->state = VAAI_COPY_RUNNING;
-	st->start_ns = ktime_get_ns();
+	st->start_ns = vaai_metrics_start(to_vaai_dev(cmd->se_dev));
 }
 
 /*

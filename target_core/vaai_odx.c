@@ -54,7 +54,7 @@ static struct vaai_odx_cmd *vaai_odx_cmd_alloc(struct se_cmd *cmd, u8 sa)
 		vaai_odx_cmd_free(oc);
 		return NULL;
 	}
-	vaai_copy_status_init(oc->st, cmd->se_sess);
+	vaai_copy_status_init(oc->st, cmd);
 	oc->st->sa = sa;
 	oc->st->list_id = get_unaligned_be32(&cmd->t_task_cdb[6]);
 	oc->st->listed = true;

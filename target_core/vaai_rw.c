@@ -41,7 +41,7 @@ struct vaai_io *vaai_io_alloc(struct se_cmd *cmd)
 	io->cmd = cmd;
 	io->vdev = to_vaai_dev(cmd->se_dev);
 	io->op = vaai_op_of(cmd);
-	io->start_ns = ktime_get_ns();
+	io->start_ns = vaai_metrics_start(io->vdev);
 	atomic64_inc(&io->vdev->stats.in_flight);
 	return io;
 }

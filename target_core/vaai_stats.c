@@ -89,6 +89,7 @@ static struct configfs_attribute vaai_attr_ats_worst = {
 static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_tp_attr_soft_threshold,
 	&vaai_attr_io_mode,
+	&vaai_attr_io_stats,
 	&vaai_stat_attr_ats,
 	&vaai_stat_attr_ats_miscompare,
 	&vaai_stat_attr_ats_failed,

@@ -98,7 +98,7 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 		kfree(list);
 		goto out_free;
 	}
-	vaai_copy_status_init(xc->status, cmd->se_sess);
+	vaai_copy_status_init(xc->status, cmd);
 
 	if (sg_copy_to_buffer(cmd->t_data_sg, cmd->t_data_nents, list, len) != len)
 		f = vaai_fault_length();

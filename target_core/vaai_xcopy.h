@@ -95,8 +95,7 @@ bool vaai_cscd_reserved(struct se_cmd *cmd, struct vaai_cscd *c);
 void vaai_copy_start(struct vaai_xcopy *xc);
 
 /* vaai_copy_results.c */
-void vaai_copy_status_init(struct vaai_copy_status *st,
-			   const struct se_session *sess);
+void vaai_copy_status_init(struct vaai_copy_status *st, struct se_cmd *cmd);
 int vaai_copy_status_add(struct vaai_dev *vdev, struct vaai_copy_status *st);
 void vaai_copy_status_answer(struct se_cmd *cmd, struct vaai_copy_status *st,
 			     u8 status, u8 key, enum vaai_asc code,

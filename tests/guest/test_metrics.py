@@ -155,3 +155,24 @@ def test_the_slowest_ats_of_the_last_minute(lun):
     assert 0 < worst <= after[3] - before[3], "one of the three, at most their sum"
     assert attrib(lun, "stats_ats_worst_us") == [worst], "reading changes nothing"
 
+
+def test_io_stats_0_counts_nothing_until_set_again(lun):
+    """attrib/io_stats, as the block layer's queue/iostats: 0 stops the
+    counting (no clock read per command), 1 resumes it where it was."""
+    bs = lun.block_size
+    sh("udevadm", "settle")
+    path = os.path.join(lun.so.path, "attrib", "io_stats")
+    assert attrib(lun, "io_stats") == [1]
+    before = metrics(lun)
+    with open(path, "w") as f:
+        f.write("0\n")
+    try:
+        old = read(lun, 3, 1)
+        expect_good(compare_and_write(lun.sg, 3, old, os.urandom(bs), bs))
+        expect_sense(unmap(lun.sg, [(lun.nr_blocks, 8)]), ILLEGAL_REQUEST, *LBA_OUT_OF_RANGE)
+        assert metrics(lun) == before
+    finally:
+        with open(path, "w") as f:
+            f.write("1\n")
+    expect_good(write_blocks(lun.sg, 3, os.urandom(bs), bs))
+    assert moved(before, metrics(lun))["write"] == (1, 0, bs)
