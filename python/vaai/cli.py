@@ -370,7 +370,7 @@ def _stats_view(a, before):
     if a.prometheus:
         from .exporter import exposition
 
-        return exposition(), now
+        return exposition(names=a.names), now
     if a.json:
         return stats.as_json(counters, mbps, io, io_rates), now
     return stats.table(counters, mbps, io_rates), now

@@ -146,12 +146,17 @@ def _buckets(hist):
 class VaaiCollector:
     """A prometheus_client collector over one configfs tree."""
 
-    def __init__(self, root=TARGET):
+    def __init__(self, root=TARGET, names=None):
+        """names: the LUNs (vaai backstores) whose metrics to give, all
+        when None; the sessions are given whole either way."""
         self.root = root
         self.core = os.path.join(root, "core")
+        self.names = names
 
     def collect(self):
         luns = _luns(self.core)
+        if self.names:
+            luns = {name: lun for name, lun in luns.items() if name in self.names}
         io = iostats.read(self.core)
         counters = stats.read(self.core)
         yield from self._io(luns, io)

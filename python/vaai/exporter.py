@@ -14,17 +14,18 @@ from .errors import VaaiError
 PORT_MAX = 65535
 
 
-def registry(root=TARGET):
+def registry(root=TARGET, names=None):
     """A registry of the vaai collector alone (no process or platform
-    metrics: node_exporter has those).  Nothing is read until a scrape."""
+    metrics: node_exporter has those), of the LUNs names (None: all).
+    Nothing is read until a scrape."""
     reg = CollectorRegistry(auto_describe=False)
-    reg.register(VaaiCollector(root))
+    reg.register(VaaiCollector(root, names))
     return reg
 
 
-def exposition(root=TARGET):
+def exposition(root=TARGET, names=None):
     """One scrape's text, as vaaictl stats --prometheus prints it."""
-    return generate_latest(registry(root)).decode()
+    return generate_latest(registry(root, names)).decode()
 
 
 def app(root=TARGET):

@@ -266,3 +266,13 @@ def test_promtool_accepts_the_exposition_and_the_alert_rules(tree):
     assert "SUCCESS: 6 rules found" in promtool(
         "check", "rules", os.path.join(DOCS, "prometheus-vaai-alerts.yml")
     )
+
+
+def test_names_keep_those_luns_and_every_session(tree):
+    root, image = tree
+    fake_vaai_lun(str(root), "ds2", "c0ffee-0002", 1 << 20, str(image))
+    fake_acl(str(root), "iscsi", "iqn.t1", "iqn.esx-a", 2, info="InitiatorName: iqn.esx-a\n")
+    text = exporter.exposition(str(root), names=["ds2"])
+    assert 'lun="ds2"' in text and 'lun="ds1"' not in text
+    assert 'vaai_session_up{fabric="iscsi",initiator="iqn.esx-a"' in text
+    assert 'lun="ds1"' in exporter.exposition(str(root))
