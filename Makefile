@@ -216,7 +216,8 @@ bench: build/bench/sgloop
 		--log build/vm/bench-console.log --timeout 12600 -- bench/guest-bench.sh
 	$(PYTHON) bench/report.py --data build/bench/results.json \
 		--profile build/bench/profile.json \
-		--durability build/bench/durability.json --thin build/bench/thin.json \
+		--durability build/bench/durability.json --metrics build/bench/metrics.json \
+		--thin build/bench/thin.json \
 		--caw build/bench/caw.json --clone build/bench/clone.json \
 		docs/benchmarks.md
 

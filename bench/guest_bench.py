@@ -7,7 +7,9 @@ Stores and the sides compared on each:
   bdev   a RAM disk (brd) each: ours (vaai) and target_core_iblock (lio)
 and, on the file store when asked for (--side), ours-wb: vaai with the
 write cache on and io_mode=direct, so that like target_core_file's
-async_io it syncs no write (its writes are direct but not O_DSYNC).
+async_io it syncs no write (its writes are direct but not O_DSYNC); on
+both, ours-nostats: vaai with attrib/io_stats=0, which counts no I/O
+metrics (their cost: ours against it).
 Every LUN is exported over tcm_loop and over iSCSI (127.0.0.1, the esxi
 TPG profile, 128 commands per LUN) and driven with fio (libaio, O_DIRECT).
 Each round runs every workload on every side, rotating which side goes
@@ -42,7 +44,7 @@ BENCH_IQN = "iqn.2026-11.org.vaai:bench"
 
 SIDES = {"file": ("ours", "lio", "lio-aio"), "bdev": ("ours", "lio")}
 # Run only when --side names them.
-EXTRA_SIDES = {"file": ("ours-wb",)}
+EXTRA_SIDES = {"file": ("ours-wb", "ours-nostats"), "bdev": ("ours-nostats",)}
 # Every side each store can run.
 KNOWN_SIDES = {st: SIDES[st] + EXTRA_SIDES.get(st, ()) for st in SIDES}
 SIDE_TEXT = {
@@ -50,10 +52,13 @@ SIDE_TEXT = {
         "lio": "target_core_file (write_back=0)",
         "lio-aio": "target_core_file (write_back=0, async_io=1)",
         "ours-wb": "vaai (emulate_write_cache=1, io_mode=direct)",
+        "ours-nostats": "vaai (io_stats=0)",
     },
-    "bdev": {"lio": "target_core_iblock"},
+    "bdev": {"lio": "target_core_iblock", "ours-nostats": "vaai (io_stats=0)"},
 }
 FABRICS = ("loop", "iscsi")
+# The RAM disks of the block store's sides (ram0 holds the file store's XFS).
+BDEVS = {"ours": "/dev/ram1", "lio": "/dev/ram2", "ours-nostats": "/dev/ram3"}
 
 
 def _workloads():
@@ -215,7 +220,7 @@ class Stores:
     """The backing stores, made once per boot and shared by every round:
     one file or RAM disk per side, never shared between sides."""
 
-    def __init__(self, file_sides=SIDES["file"]):
+    def __init__(self, file_sides=SIDES["file"], bdev_sides=SIDES["bdev"]):
         self.files = {}
         for who in file_sides:
             path = os.path.join(FS_MNT, f"{who}.img")
@@ -229,7 +234,7 @@ class Stores:
                 "conv=fsync",
             )
             self.files[who] = path
-        self.bdevs = {"ours": "/dev/ram1", "lio": "/dev/ram2"}
+        self.bdevs = {who: BDEVS[who] for who in bdev_sides}
         for dev in self.bdevs.values():
             sh(
                 "dd",
@@ -251,11 +256,22 @@ class Stores:
                 so.set_attribute("io_mode", "direct")
                 so.set_attribute("emulate_write_cache", "1")
                 return so
+            if who == "ours-nostats":
+                return _without_io_stats(VaaiStorageObject(name, path=path))
             return FileIOStorageObject(name, dev=path, size=LUN_BYTES, aio=who == "lio-aio")
         dev = self.bdevs[who]
         if who == "ours":
             return VaaiStorageObject(name, path=dev)
+        if who == "ours-nostats":
+            return _without_io_stats(VaaiStorageObject(name, path=dev))
         return BlockStorageObject(name, dev=dev)
+
+
+def _without_io_stats(so):
+    """so counting nothing into its I/O metrics: what they cost is the
+    difference from "ours"."""
+    so.set_attribute("io_stats", "0")
+    return so
 
 
 class Exported:
@@ -366,9 +382,9 @@ def main():
     }
     results = []
     names = args.only or list(WORKLOADS)
-    # ram0 holds the XFS of the file LUNs; ram1 and ram2 are the block LUNs
-    with xfs_on_brd(FS_MNT, fs_kib(len(sides["file"])), rd_nr=3):
-        stores = Stores(sides["file"])
+    # ram0 holds the XFS of the file LUNs; ram1 to ram3 are the block LUNs
+    with xfs_on_brd(FS_MNT, fs_kib(len(sides["file"])), rd_nr=4):
+        stores = Stores(sides["file"], sides["bdev"])
         for fabric in args.fabric or FABRICS:
             for store in stores_run:
                 # the block-size sweep is run over tcm_loop only

@@ -3,7 +3,7 @@ guest_caw.py, guest_clone.py and guest_profile.py) into docs/benchmarks.md.
 
     report.py [--data RESULTS.json ...] [--boots RESULTS.json ...]
               [--profile PROFILE.json] [--gaps PROFILE.json ...]
-              [--durability DURABILITY.json]
+              [--durability DURABILITY.json] [--metrics METRICS.json]
               [--thin THIN.json] [--caw CAW.json] [--clone CLONE.json ...] OUT.md
 
 OUT.md is written by hand but for its measured blocks, each between
@@ -34,6 +34,7 @@ from report_cells import (
 )
 from report_durability import render_durability
 from report_events import render_events
+from report_metrics import render_metrics
 from report_profile import render_gaps, render_profile
 
 DATA = (
@@ -312,7 +313,17 @@ def render_clone(data):
 
 
 # The page's measured blocks, each rendered from its own JSON.
-SECTIONS = ("data", "boots", "profile", "gaps", "durability", "thin", "caw", "clone")
+SECTIONS = (
+    "data",
+    "boots",
+    "profile",
+    "gaps",
+    "durability",
+    "metrics",
+    "thin",
+    "caw",
+    "clone",
+)
 
 
 def marked(name, text):
@@ -333,6 +344,7 @@ def render(
     plots=(),
     profile=None,
     durability=None,
+    metrics=None,
     boots=None,
     gaps=None,
 ):
@@ -344,6 +356,7 @@ def render(
         ("profile", profile, render_profile),
         ("gaps", gaps, render_gaps),
         ("durability", durability, render_durability),
+        ("metrics", metrics, render_metrics),
         ("thin", thin, render_thin),
         ("caw", caw, render_caw),
         ("clone", clone, render_clone),
