@@ -247,18 +247,11 @@ static bool vaai_cdb_core_needs_room(const u8 *cdb)
 	return false;
 }
 
-sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
+static sense_reason_t vaai_parse(struct se_cmd *cmd)
 {
-	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
-	const struct vaai_cdb_handler *h;
+	const struct vaai_cdb_handler *h = vaai_cdb_lookup(cmd->t_task_cdb);
 	sense_reason_t ret;
 
-	if (unlikely(vdev->limits_bs != cmd->se_dev->dev_attrib.block_size))
-		vaai_dev_set_limits(vdev);
-	if (vaai_ua_report(cmd))
-		return TCM_NO_SENSE;
-
-	h = vaai_cdb_lookup(cmd->t_task_cdb);
 	if (h)
 		return h->parse(cmd);
 
@@ -275,5 +268,21 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 	if (!ret && vaai_cdb_core_needs_room(cmd->t_task_cdb) &&
 	    (cmd->data_direction != DMA_FROM_DEVICE || !cmd->data_length))
 		cmd->execute_cmd = vaai_execute_no_room;
+	return ret;
+}
+
+sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
+{
+	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
+	sense_reason_t ret;
+
+	if (unlikely(vdev->limits_bs != cmd->se_dev->dev_attrib.block_size))
+		vaai_dev_set_limits(vdev);
+	if (vaai_ua_report(cmd))
+		return TCM_NO_SENSE;
+	/* a CDB refused here is a failed command of its kind, in one place */
+	ret = vaai_parse(cmd);
+	if (ret)
+		vaai_metrics_refused(cmd);
 	return ret;
 }

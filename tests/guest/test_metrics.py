@@ -10,6 +10,7 @@ from conftest import MiB, read, sh
 from scsi import (
     ILLEGAL_REQUEST,
     MISCOMPARE,
+    cdb_read16,
     cdb_write_same16,
     compare_and_write,
     cscd_e4,
@@ -137,10 +138,23 @@ def test_refusals_are_failures_and_a_miscompare_an_answer(lun):
         *MISCOMPARE_DURING_VERIFY,
     )
     assert read(lun, 0, 1) == on_disk
+    # refused at its CDB (LIO core's check of the READ, ours of the WRITE
+    # SAME): failures of their kind too
+    expect_sense(
+        sg_io(lun.sg, cdb_read16(lun.nr_blocks - 1, 2), data_in_len=2 * bs),
+        ILLEGAL_REQUEST,
+        *LBA_OUT_OF_RANGE,
+    )
+    expect_sense(
+        sg_io(lun.sg, cdb_write_same16(lun.nr_blocks, 1), data_out=bytes(bs)),
+        ILLEGAL_REQUEST,
+        *LBA_OUT_OF_RANGE,
+    )
     after = moved(before, metrics(lun))
     assert after["unmap"] == (1, 1, 0)
     assert after["ats"] == (1, 0, bs)  # compared, written nothing: not a failure
-    assert after["read"] == (2, 0, 2 * bs)
+    assert after["read"] == (3, 1, 2 * bs)
+    assert after["zero"] == (1, 1, 0)
 
 
 def test_the_slowest_ats_of_the_last_minute(lun):
