@@ -204,17 +204,24 @@ class VaaiCollector:
             "the slowest COMPARE AND WRITE of the last minute (VMFS heartbeats)",
             labels=LABELS,
         )
+        counting = GaugeMetricFamily(
+            "vaai_lun_io_stats_enabled",
+            "1 while the LUN counts its I/O metrics (attrib/io_stats); at 0 they stand still",
+            labels=LABELS,
+        )
         for name, (dev, serial, *_rest) in sorted(luns.items()):
             attrib = os.path.join(dev, "attrib")
             try:
                 n, us = (int(x) for x in _text(os.path.join(attrib, "stats_lock_wait")).split())
                 ats = int(_text(os.path.join(attrib, "stats_ats_worst_us")))
+                on = int(_text(os.path.join(attrib, "io_stats")))
             except (OSError, ValueError):
                 continue
             waits.add_metric([name, serial], n)
             waited.add_metric([name, serial], us / 1e6)
             worst.add_metric([name, serial], ats / 1e6)
-        yield from (waits, waited, worst)
+            counting.add_metric([name, serial], on)
+        yield from (waits, waited, worst, counting)
 
     def _counters(self, luns, counters):
         for key in ("in_flight", *EXTRA):

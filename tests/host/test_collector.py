@@ -49,6 +49,7 @@ def fake_vaai_lun(root, name, serial, size, path, io=None, threshold=0, **counte
         )
     write(os.path.join(attrib, "stats_lock_wait"), "3 1500\n")
     write(os.path.join(attrib, "stats_ats_worst_us"), "2048\n")
+    write(os.path.join(attrib, "io_stats"), "1\n")
 
 
 def scrape(root):
@@ -118,8 +119,18 @@ def test_lock_waits_worst_ats_and_the_vaai_counters(tree):
     assert got[("vaai_lun_ats_miscompare_total", ds1)] == 1
     assert got[("vaai_lun_clone_read_bytes_total", ds1)] == 4096
     assert got[("vaai_lun_in_flight_requests", ds1)] == 2
+    assert got[("vaai_lun_io_stats_enabled", ds1)] == 1
     # what the per-kind metrics carry is not served twice
     assert not [k for k in got if k[0] in ("vaai_lun_ats_total", "vaai_lun_zero_total")]
+
+
+def test_io_stats_off_shows(tree):
+    """attrib/io_stats 0: the metrics stand still, and the gauge says why
+    rates drop to nothing on a busy LUN."""
+    root, _ = tree
+    dev = os.path.join(root, "core", "vaai_0", "ds1")
+    write(os.path.join(dev, "attrib", "io_stats"), "0\n")
+    assert scrape(root)[("vaai_lun_io_stats_enabled", lun_labels("ds1", "b0c1a0e4-0000"))] == 0
 
 
 def test_space_of_a_file_store(tree):
