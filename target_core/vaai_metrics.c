@@ -194,9 +194,10 @@ void vaai_metrics_done(struct vaai_dev *vdev, enum vaai_op op, u64 start_ns,
 void vaai_metrics_refused(struct se_cmd *cmd)
 {
 	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
+	enum vaai_op op = vaai_op_of(cmd);
 
-	vaai_metrics_done(vdev, vaai_op_of(cmd), vaai_metrics_start(vdev), 0,
-			  true);
+	if (op < VAAI_OP_NR)
+		vaai_metrics_done(vdev, op, vaai_metrics_start(vdev), 0, true);
 }
 
 /* A command waited ns for a block range (vaai_range_lock()). */
