@@ -7,34 +7,49 @@ with the same mappings and ALUA groups.  LIO cannot change the backstore
 behind a live LUN, so the LUNs are made again; while that happens no
 command may reach them, or a host would be told the LUN is gone (or, for
 LUN 0 of a demo-mode TPG, be answered by LIO's virtual LUN 0).  So every
-TPG that exports the backstore is disabled first: its sessions close, and
-the initiators retry their logins (iSCSI's replacement timeout, FC's
-dev_loss_tmo hold the I/O) until the TPG is enabled again, when they see
-REPORTED LUNS DATA HAS CHANGED.  A fabric whose TPGs cannot be disabled
-(tcm_loop, tcm_fc) gets the move only with --offline, the admin's word
-that nothing uses the LUN.
+TPG that exports the backstore is disabled first (and with it every other
+LUN it has): its sessions close, and the initiators retry their logins
+(iSCSI's replacement timeout, FC's dev_loss_tmo hold the I/O) until the
+TPG is enabled again.  A fabric whose TPGs cannot be disabled (tcm_loop,
+tcm_fc) gets the move only with --offline, the admin's word that nothing
+uses the LUN.
 
-Everything is checked before anything changes; a step that fails puts the
-old backstore, its ALUA groups, LUNs and mappings back and enables the
-TPGs again."""
+Everything is checked before anything changes (reservations again once
+the TPGs are paused); a step that fails puts the old backstore, its
+identity, ALUA groups, LUNs and mappings back, and every TPG is enabled
+again, or named when it cannot be."""
 
 import contextlib
 import os
 
-from rtslib_fb import LUN, ALUATargetPortGroup, MappedLUN, NodeACL, RTSRoot
-from rtslib_fb.alua import alua_rw_params
-from rtslib_fb.utils import RTSLibError, fread, fwrite
+from rtslib_fb import RTSRoot
+from rtslib_fb.utils import RTSLibError
 
 from . import backstore, config
 from .errors import VaaiError
 from .params import LIO_COMPANY_ID, naa_designator
 from .profiles import queue_attr
+from .relink import can_pause, flush, groups, identity, luns, read, signals_raised, tpg_name
 from .storage import PLUGIN, store_bytes
 
 ADOPTABLE = ("fileio", "block")
 # The inquiry data and designators a host tells a device by, under the
 # backstore's wwn/ directory; company_id only on kernels that have it.
 IDENTITY = ("vendor_id", "product_id", "revision", "company_id")
+# LIO core's settings a host can see the effect of, carried over as they
+# are (the esxi profile's own, VAAI's, are what the move is for).
+CARRIED = (
+    "emulate_tas",
+    "emulate_ua_intlck_ctrl",
+    "emulate_fua_write",
+    "emulate_pr",
+    "force_pr_aptpl",
+    "enforce_pr_isids",
+    "emulate_rest_reord",
+)
+# pr/res_holder when nothing is held, or reservations are not LIO's to hold
+NO_HOLDER = ("No ", "SPC_RESERVATIONS_DISABLED", "Passthrough")
+DEFAULT_LU_GP = "default_lu_gp"
 
 
 def _source(spec):
@@ -46,6 +61,8 @@ def _source(spec):
         if so.name == name and (so.plugin == plugin if plugin else so.plugin != PLUGIN)
     ]
     if not objs:
+        if not plugin and any(so.name == name for so in RTSRoot().storage_objects):
+            raise VaaiError(f"{name} is a vaai backstore already")
         raise VaaiError(f"no backstore {spec!r} to adopt; see 'targetcli ls /backstores'")
     if len(objs) > 1:
         kinds = ", ".join(f"{so.plugin}/{so.name}" for so in objs)
@@ -59,25 +76,24 @@ def _source(spec):
     return so
 
 
-def _read(so, name):
-    """A file of so's configfs directory, None where this kernel has none."""
-    try:
-        return fread(f"{so.path}/{name}")
-    except (OSError, RTSLibError):
-        return None
-
-
 def _pr_state(so):
     """Why so's reservations forbid the move (None: there are none).  They
     live in the device LIO drops with the old backstore."""
     # "SPC-3 PR Registrations:", then one line per key or "None"
-    regs = (_read(so, "pr/res_pr_registered_i_pts") or "").splitlines()[1:]
-    holder = _read(so, "pr/res_holder")
+    regs = (read(so, "pr/res_pr_registered_i_pts") or "").splitlines()[1:]
+    holder = read(so, "pr/res_holder")
     if regs and regs != ["None"]:
         return "persistent reservation keys are registered"
-    if holder and not holder.startswith("No "):
+    if holder and not holder.startswith(NO_HOLDER):
         return "a reservation is held"
     return None
+
+
+def _lu_gp(so):
+    """The ALUA logical unit group so is in, when not LIO's default."""
+    text = read(so, "alua_lu_gp") or ""
+    alias = text.splitlines()[0].partition(":")[2].strip() if text else ""
+    return alias if alias and alias != DEFAULT_LU_GP else None
 
 
 class Plan:
@@ -87,12 +103,20 @@ class Plan:
     def __init__(self, spec, offline=False):
         self.so = so = _source(spec)
         self.name = so.name
+        self.where = f"{so.plugin}/{so.name}"
         self.path = so.udev_path
+        if not self.path or not os.path.exists(self.path):
+            raise VaaiError(f"{self.where}: its store {self.path!r} is not there")
         self.size = so.size
         self.dump = so.dump()
-        self.attrs = {a: so.get_attribute(a) for a in ("block_size", "pi_prot_type")}
+        self.attrs = {
+            a: v
+            for a in ("block_size", "pi_prot_type", *CARRIED)
+            if (v := read(so, f"attrib/{a}")) is not None
+        }
         self.write_cache = _write_cache(so)
-        self.identity = {f: v for f in IDENTITY if (v := _read(so, f"wwn/{f}")) is not None}
+        self.identity = {f: v for f in IDENTITY if (v := read(so, f"wwn/{f}")) is not None}
+        self.lu_gp = _lu_gp(so)
         self.serial = so.wwn
         self.luns = []  # (tpg, LUN dump, [(acl node_wwn, MappedLUN dump)])
         for lun in so.attached_luns:
@@ -100,41 +124,43 @@ class Plan:
             mapped = [(m.parent_nodeacl.node_wwn, m.dump()) for m in lun.mapped_luns]
             self.luns.append((tpg, lun.dump(), mapped))
         tpgs = {tpg.path: tpg for tpg, _, _ in self.luns}
-        self.paused = [t for t in tpgs.values() if _can_pause(t) and t.enable]
-        self.unpausable = [t for t in tpgs.values() if not _can_pause(t)]
+        self.paused = [t for t in tpgs.values() if can_pause(t) and t.enable]
+        self.unpausable = [t for t in tpgs.values() if not can_pause(t)]
         self.offline = offline
         self._check()
 
     def _check(self):
-        where = f"{self.so.plugin}/{self.name}"
+        where = self.where
         if any(so.plugin == PLUGIN and so.name == self.name for so in RTSRoot().storage_objects):
             raise VaaiError(f"{where}: a vaai backstore is called {self.name} already")
-        if not self.path or not os.path.exists(self.path):
-            raise VaaiError(f"{where}: its store {self.path!r} is not there")
         if self.attrs["block_size"] not in ("512", "4096"):
             raise VaaiError(
                 f"{where} has {self.attrs['block_size']}-byte blocks; vaai serves 512 or 4096"
             )
-        if self.attrs["pi_prot_type"] != "0":
+        if self.attrs.get("pi_prot_type", "0") != "0":
             raise VaaiError(f"{where} carries protection information, which vaai does not")
         have = store_bytes(self.path)
         if have != self.size:
             raise VaaiError(
                 f"{where} serves {self.size} bytes of {self.path}, which holds {have}: a vaai "
                 "LUN serves its whole store and the hosts would see the capacity change; "
-                "make them agree first"
+                f"make them agree first (truncate -s {self.size} for a file)"
             )
-        why = _pr_state(self.so)
-        if why:
-            raise VaaiError(
-                f"{where}: {why}; they would be lost with the old backstore: have the hosts "
-                "release them first"
-            )
+        self._check_reservations()
         if self.unpausable and not self.offline:
-            names = ", ".join(_tpg_name(t) for t in self.unpausable)
+            names = ", ".join(tpg_name(t) for t in self.unpausable)
             raise VaaiError(
                 f"{where} is exported by {names}, whose sessions cannot be paused: stop the "
                 "I/O to it and adopt with --offline"
+            )
+
+    def _check_reservations(self):
+        why = _pr_state(self.so)
+        if why:
+            raise VaaiError(
+                f"{self.where}: {why}; they would be lost with the old backstore: have the "
+                "hosts unregister their keys (PERSISTENT RESERVE OUT, REGISTER with service "
+                "action key 0, or CLEAR) first"
             )
 
     def steps(self):
@@ -146,42 +172,68 @@ class Plan:
         company = int(self.identity.get("company_id", "0"), 0) or LIO_COMPANY_ID
         naa = naa_designator(self.serial, company).hex()
         yield (
-            f"adopt {self.so.plugin}/{self.name} as vaai/{self.name} on {self.path} "
+            f"adopt {self.where} as vaai/{self.name} on {self.path} "
             f"({self.size} bytes, {self.attrs['block_size']}-byte blocks)"
         )
         yield f"  identity: unit serial {self.serial!r} (NAA {naa}), {ident}"
         yield f"  write cache: {'on' if self.write_cache else 'off'}"
+        if self.lu_gp:
+            yield f"  ALUA logical unit group: {self.lu_gp}"
         for t in self.paused:
-            yield f"  pause {_tpg_name(t)}: its sessions close and log in again after"
+            yield f"  pause {tpg_name(t)}: its sessions close and log in again after"
+            for lun in t.luns:
+                so = lun.storage_object
+                if (so.plugin, so.name) != (self.so.plugin, self.name):
+                    yield f"    its LUN {lun.lun} ({so.plugin}/{so.name}) pauses too"
         yield f"  flush {self.path}"
         for group in self.dump.get("alua_tpgs", []):
             yield f"  ALUA group {group['name']} (id {group['tg_pt_gp_id']})"
         for tpg, lun, mapped in self.luns:
-            yield f"  {_tpg_name(tpg)} LUN {lun['index']} (ALUA group {lun['alua_tg_pt_gp_name']})"
+            yield f"  {tpg_name(tpg)} LUN {lun['index']} (ALUA group {lun['alua_tg_pt_gp_name']})"
             for node, m in mapped:
                 wp = ", read-only" if m["write_protect"] else ""
                 yield f"    mapped to {node} as LUN {m['index']}{wp}"
+        for line in _differences(self.so):
+            yield f"  the hosts will see {line}"
 
     def run(self, say=print):
-        """The move; on failure, what was there is put back."""
-        where = f"{self.so.plugin}/{self.name}"
-        try:
-            for t in self.paused:
-                say(f"pausing {_tpg_name(t)}")
-                t.enable = False
-            _flush(self.path)
-            self.so.delete()  # its LUNs and their mappings with it
-            return self._make()
-        except BaseException as e:
+        """The move; on failure, what was there is put back.  Every paused
+        TPG is enabled again, or named in the error when it cannot be."""
+        made = failure = None
+        with signals_raised():
             try:
-                self._put_back()
-            except (RTSLibError, VaaiError, OSError) as again:
-                raise VaaiError(
-                    f"adopting {where} failed ({e}), and putting it back failed too: {again}"
-                ) from e
-            raise VaaiError(f"adopting {where} failed, put back as it was: {e}") from e
-        finally:
-            self._resume(say)
+                for t in self.paused:
+                    say(f"pausing {tpg_name(t)}")
+                    t.enable = False
+                self._check_reservations()  # none can come in now
+                self.so.delete()  # its groups, LUNs and their mappings with it
+                flush(self.path)
+                made = self._make()
+            except BaseException as e:  # every failure is put back
+                failure = self._failed(e)
+            left = self._resume(say)
+        if left:
+            paths = ", ".join(f"{t.path}/enable" for t in left)
+            what = f"left disabled, write 1 to {paths}"
+            if failure:
+                raise VaaiError(f"{failure}; {what}") from failure.__cause__
+            raise VaaiError(f"adopted vaai/{self.name}, but {what}")
+        if failure:
+            raise failure
+        return made
+
+    def _failed(self, e):
+        why = str(e) or type(e).__name__
+        try:
+            self._put_back()
+        except (RTSLibError, VaaiError, OSError) as again:
+            err = VaaiError(
+                f"adopting {self.where} failed ({why}), and putting it back failed too: {again}"
+            )
+        else:
+            err = VaaiError(f"adopting {self.where} failed, put back as it was: {why}")
+        err.__cause__ = e
+        return err
 
     def _make(self):
         so = backstore.create(
@@ -191,49 +243,62 @@ class Plan:
             wwn=self.serial,
             block_size=self.attrs["block_size"],
         )
-        for field, value in self.identity.items():
-            fwrite(f"{so.path}/wwn/{field}", value)
+        identity(so, self.identity, self.lu_gp)
         so.set_attribute("emulate_write_cache", int(self.write_cache))
-        self._groups(so)
-        self._luns(f"/backstores/{PLUGIN}/{self.name}", _raise)
+        for attr in CARRIED:
+            if attr in self.attrs and so.get_attribute(attr) != self.attrs[attr]:
+                so.set_attribute(attr, self.attrs[attr])
+        groups(so, self.dump.get("alua_tpgs", []))
+        luns(so, self.luns, _raise)
         return so
 
-    def _groups(self, so):
-        for group in self.dump.get("alua_tpgs", []):
-            if group["name"] != "default_tg_pt_gp":
-                ALUATargetPortGroup.setup(so, group, _raise)
-                continue
-            default = ALUATargetPortGroup(so, "default_tg_pt_gp")
-            for param in alua_rw_params:
-                value = group.get(param)
-                if value is not None and getattr(default, param, None) != value:
-                    setattr(default, param, value)
-
-    def _luns(self, so_path, err):
-        """The LUNs (and their mappings) made again on so_path's backstore."""
-        for tpg, lun, mapped in self.luns:
-            LUN.setup(tpg, dict(lun, storage_object=so_path), err)
-            for node, m in mapped:
-                MappedLUN.setup(tpg, NodeACL(tpg, node, mode="lookup"), m, err)
-
     def _put_back(self):
-        """Remove what the move made, make the old backstore again."""
+        """Remove what the move made, make again what it removed."""
         with contextlib.suppress(VaaiError):
             backstore.find(self.name).delete()  # its LUNs with it
-        if any(
-            (so.plugin, so.name) == (self.so.plugin, self.name) for so in RTSRoot().storage_objects
-        ):
-            return  # it never went
+        key = (self.so.plugin, self.name)
+        old = next((so for so in RTSRoot().storage_objects if (so.plugin, so.name) == key), None)
         errors = []
-        config.restore_so(self.dump, errors.append)
-        self._luns(f"/backstores/{self.so.plugin}/{self.name}", errors.append)
+        if old is None:
+            config.restore_so(self.dump, errors.append)
+            old = next(
+                (so for so in RTSRoot().storage_objects if (so.plugin, so.name) == key), None
+            )
+            if old is None:
+                raise VaaiError("; ".join(errors))
+            identity(old, self.identity, self.lu_gp)
+        groups(old, self.dump.get("alua_tpgs", []))  # what a halfway delete removed
+        luns(old, self.luns, errors.append)
         if errors:
             raise VaaiError("; ".join(errors))
 
     def _resume(self, say):
+        """Enable every paused TPG; those that would not be."""
+        left = []
         for t in self.paused:
-            say(f"resuming {_tpg_name(t)}")
-            t.enable = True
+            say(f"resuming {tpg_name(t)}")
+            try:
+                t.enable = True
+            except (RTSLibError, OSError):
+                left.append(t)
+        return left
+
+
+def _differences(so):
+    """What the hosts see of so that a vaai backstore on its store will
+    not show: a block device's physical block size, which
+    target_core_iblock reports in READ CAPACITY(16)."""
+    if so.plugin != "block":
+        return
+    st = os.stat(so.udev_path)
+    dev = (os.major(st.st_rdev), os.minor(st.st_rdev))
+    logical = int(queue_attr(*dev, "logical_block_size") or 512)
+    physical = int(queue_attr(*dev, "physical_block_size") or logical)
+    if physical > logical:
+        yield (
+            f"{logical}-byte physical blocks where they saw {physical} (READ CAPACITY(16)'s "
+            "LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT)"
+        )
 
 
 def _write_cache(so):
@@ -244,25 +309,6 @@ def _write_cache(so):
         return so.write_back
     st = os.stat(so.udev_path)
     return queue_attr(os.major(st.st_rdev), os.minor(st.st_rdev), "write_cache") == "write back"
-
-
-def _can_pause(tpg):
-    return os.path.isfile(f"{tpg.path}/enable")
-
-
-def _tpg_name(tpg):
-    target = tpg.parent_target
-    return f"{target.fabric_module.name} {target.wwn} TPG {tpg.tag}"
-
-
-def _flush(path):
-    """Write back what the old backstore's cache holds of path (a
-    write-back fileio's page cache, a block device's cache)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _raise(msg):

@@ -68,15 +68,23 @@ def lio_store(request):
 
 
 def lio_backstore(kind, path):
+    """The LIO backstore "ds" on path, with a vendor of its own (what
+    LIO keeps beside the unit serial, carried over too)."""
     if kind == "fileio":
-        return FileIOStorageObject("ds", path, SIZE, write_back=True)
-    return BlockStorageObject("ds", path)
+        so = FileIOStorageObject("ds", path, SIZE, write_back=True)
+    else:
+        so = BlockStorageObject("ds", path)
+    with open(os.path.join(so.path, "wwn", "vendor_id"), "w") as f:
+        f.write("ACME\n")
+    return so
 
 
 def export(so, me):
     """so over iSCSI as TPG LUN 2: mapped as LUN 5 to this machine, as a
-    read-only LUN 7 to another host; in an ALUA group of its own."""
+    read-only LUN 7 to another host; in an ALUA group of its own, the
+    default group set apart from LIO's defaults too."""
     group = ALUATargetPortGroup(so, "ds_ao", 17)
+    ALUATargetPortGroup(so, "default_tg_pt_gp").nonop_delay_msecs = 250
     tpg = TPG(Target(FabricModule("iscsi"), IQN), 1)
     NetworkPortal(tpg, "127.0.0.1", 3260)
     lun = LUN(tpg, 2, storage_object=so)
@@ -231,17 +239,23 @@ def test_dry_run_prints_the_plan_and_changes_nothing(lio_store):
 
 @pytest.mark.parametrize("lio_store", ["fileio"], indirect=True)
 def test_a_failed_move_puts_everything_back(lio_store, monkeypatch):
-    """The vaai backstore made, then a step fails: the fileio backstore, its
-    ALUA group, LUN and mappings are as they were, the TPG enabled."""
+    """The vaai backstore made and its LUN, then a step fails: the fileio
+    backstore, its vendor, ALUA groups, LUN and mappings are as they were,
+    the TPG enabled."""
     kind, path = lio_store
     old = lio_backstore(kind, path)
     tpg = export(old, sh(INITIATOR, "name").strip())
     before = running()
 
-    def broken(self, so):
-        raise OSError("injected")
+    luns = adopt.luns
 
-    monkeypatch.setattr(adopt.Plan, "_groups", broken)
+    def broken(so, entries, err):
+        if so.plugin != "vaai":
+            return luns(so, entries, err)
+        luns(so, entries, err)  # made, and then
+        return err("injected")
+
+    monkeypatch.setattr(adopt, "luns", broken)
     rc, out, err = vaaictl("adopt", "ds", check=False)
     assert (rc, err) == (
         1,
@@ -250,6 +264,8 @@ def test_a_failed_move_puts_everything_back(lio_store, monkeypatch):
     assert f"pausing iscsi {IQN} TPG 1" in out and f"resuming iscsi {IQN} TPG 1" in out
     assert running() == before
     assert tpg.enable
+    with open(os.path.join(FileIOStorageObject("ds").path, "wwn", "vendor_id")) as f:
+        assert f.read().strip() == "ACME"
 
 
 @pytest.mark.parametrize("lio_store", ["fileio"], indirect=True)
@@ -287,6 +303,18 @@ def test_refusals_change_nothing(lio_store):
         assert running() == before
     finally:
         ram.delete()
+
+
+@pytest.mark.parametrize("lio_store", ["fileio"], indirect=True)
+def test_reservations_off_are_no_reservation(lio_store):
+    """emulate_pr=0: LIO shows no registrations, its holder file says
+    SPC_RESERVATIONS_DISABLED; that is nothing to lose, and it is carried."""
+    kind, path = lio_store
+    old = lio_backstore(kind, path)
+    old.set_attribute("emulate_pr", 0)
+    export_loopback(old)
+    vaaictl("adopt", "--offline", "ds")
+    assert VaaiStorageObject("ds").get_attribute("emulate_pr") == "0"
 
 
 @pytest.mark.parametrize("lio_store", ["fileio"], indirect=True)
