@@ -76,6 +76,13 @@ def _source(spec):
     return so
 
 
+def _backstore(plugin, name):
+    """The backstore plugin/name as configfs has it now, or None."""
+    return next(
+        (so for so in RTSRoot().storage_objects if (so.plugin, so.name) == (plugin, name)), None
+    )
+
+
 def _pr_state(so):
     """Why so's reservations forbid the move (None: there are none).  They
     live in the device LIO drops with the old backstore."""
@@ -131,7 +138,7 @@ class Plan:
 
     def _check(self):
         where = self.where
-        if any(so.plugin == PLUGIN and so.name == self.name for so in RTSRoot().storage_objects):
+        if _backstore(PLUGIN, self.name):
             raise VaaiError(f"{where}: a vaai backstore is called {self.name} already")
         if self.attrs["block_size"] not in ("512", "4096"):
             raise VaaiError(
@@ -256,14 +263,11 @@ class Plan:
         """Remove what the move made, make again what it removed."""
         with contextlib.suppress(VaaiError):
             backstore.find(self.name).delete()  # its LUNs with it
-        key = (self.so.plugin, self.name)
-        old = next((so for so in RTSRoot().storage_objects if (so.plugin, so.name) == key), None)
+        old = _backstore(self.so.plugin, self.name)
         errors = []
         if old is None:
             config.restore_so(self.dump, errors.append)
-            old = next(
-                (so for so in RTSRoot().storage_objects if (so.plugin, so.name) == key), None
-            )
+            old = _backstore(self.so.plugin, self.name)
             if old is None:
                 raise VaaiError("; ".join(errors))
             identity(old, self.identity, self.lu_gp)
