@@ -117,6 +117,24 @@ static inline bool vaai_bdev_atomic_units(struct block_device *bdev, u32 *min,
 }
 #endif
 
+/*
+ * An unnamed file (O_TMPFILE) in dir, opened with flags: renamed from
+ * vfs_tmpfile_open() in 6.5, idmapped mounts' argument changed in 6.3.
+ */
+static inline struct file *vaai_tmpfile_open(const struct path *dir, int flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return kernel_tmpfile_open(&nop_mnt_idmap, dir, S_IFREG | 0600, flags,
+				   current_cred());
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	return vfs_tmpfile_open(&nop_mnt_idmap, dir, S_IFREG | 0600, flags,
+				current_cred());
+#else
+	return vfs_tmpfile_open(&init_user_ns, dir, S_IFREG | 0600, flags,
+				current_cred());
+#endif
+}
+
 /* Remove a file we created; the caller holds the parent's inode lock. */
 static inline int vaai_vfs_unlink(struct inode *dir, struct dentry *dentry)
 {

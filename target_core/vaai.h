@@ -224,6 +224,15 @@ struct vaai_copies {
 	atomic_t nr_running;
 };
 
+/* A device's point-in-time tokens (vaai_odx_token.c, vaai_odx_snap.c). */
+struct vaai_odx_dev {
+	bool pit;			/* attrib/odx_point_in_time */
+	bool share;			/* the store can share into a token file */
+	atomic_t nr_watched;		/* change-vulnerable tokens of it ... */
+	struct list_head watched;	/* ... under the tokens' lock */
+	atomic64_t held;		/* bytes its persistent tokens hold */
+};
+
 struct vaai_dev {
 	struct se_device dev;		/* first: LIO core allocates through us */
 	struct vaai_params params;
@@ -248,6 +257,7 @@ struct vaai_dev {
 	struct vaai_rlock rlock;
 	struct vaai_copies copies;
 	u64 gen;			/* unique per device since load (tokens) */
+	struct vaai_odx_dev odx;
 
 	union {
 		struct {
@@ -398,9 +408,25 @@ sense_reason_t vaai_rcr_parse(struct se_cmd *cmd);
 void vaai_copies_init(struct vaai_copies *cp);
 void vaai_copies_free(struct vaai_copies *cp);
 
-/* vaai_odx_token.c: the token copy's tokens, per device */
+/* vaai_odx_token.c, vaai_odx_snap.c: the token copy's tokens, per device */
+extern struct configfs_attribute vaai_attr_odx_point_in_time;
+extern struct configfs_attribute vaai_stat_attr_odx_held_bytes;
 void vaai_odx_dev_init(struct vaai_dev *vdev);
 void vaai_odx_tokens_drop(struct vaai_dev *vdev);
+void vaai_odx_exit(void);
+void vaai_odx_snap_probe(struct vaai_dev *vdev);
+void __vaai_odx_touch(struct vaai_dev *vdev, loff_t pos, loff_t len);
+
+/*
+ * [pos, +len) of vdev is about to change, under a range lock on it: the
+ * change-vulnerable tokens on it are cancelled.  Costs a read of one
+ * counter while the device has none.
+ */
+static inline void vaai_odx_touch(struct vaai_dev *vdev, loff_t pos, loff_t len)
+{
+	if (unlikely(atomic_read(&vdev->odx.nr_watched)))
+		__vaai_odx_touch(vdev, pos, len);
+}
 
 /* vaai_unmap.c */
 sense_reason_t vaai_unmap_parse(struct se_cmd *cmd);

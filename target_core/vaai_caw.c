@@ -101,10 +101,12 @@ static void vaai_caw_work(struct vaai_io *io)
 		return;
 	}
 	/* An aborted command must not write (LIO answers it, not us). */
-	if (vaai_cmd_stopped(cmd))
+	if (vaai_cmd_stopped(cmd)) {
 		ret = -EINTR;
-	else
+	} else {
+		vaai_odx_touch(vdev, io->pos, io->len);
 		ret = vaai_caw_write(io);
+	}
 
 out_free:
 	vaai_pages_free(medium, nr);

@@ -30,6 +30,13 @@
  * other in a circle; every other request holds one lock at a time.
  * Aborts (TMR ABORT TASK, LUN RESET, session teardown) are noticed between
  * chunks and clone steps.
+ *
+ * A WRITE USING TOKEN with a persistent token reads the token's file instead
+ * of the source LUN (vaai_odx_snap.c): cloned from where the destination
+ * shares its file system, else bounced; nothing writes that file, so it
+ * takes no lock.  One with a change-vulnerable token stops, and fails, once
+ * a change to the token's ranges cancels it, its own writes included.
+ * Every write here cancels the change-vulnerable tokens it reaches.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,6 +63,7 @@ struct vaai_copy_job {
 	struct vaai_xcopy *xc;
 	struct vaai_cscd *csrc, *cdst;
 	struct vaai_dev *src, *dst;
+	struct file *sfile;		/* a persistent token's, else NULL */
 	loff_t src_pos, dst_pos, len;
 	enum vaai_copy_how how;
 	bool serial;			/* overlapping: one worker ... */
@@ -75,10 +83,17 @@ struct vaai_copy_locks {
 	struct vaai_range range[2];
 };
 
+/* Was the token the copy uses cancelled by a change to its ranges? */
+static int vaai_copy_token_check(struct vaai_xcopy *xc)
+{
+	return xc->tok && vaai_odx_token_cancelled(xc->tok) ? -ECANCELED : 0;
+}
+
 /*
  * May the copy go on?  Not once the command is aborted or its session goes
- * (-EINTR), a LUN it uses is being removed (-ENODEV), or another initiator
- * has reserved one (-EBUSY: a reservation taken, or preempted, mid-copy).
+ * (-EINTR), a LUN it uses is being removed (-ENODEV), another initiator
+ * has reserved one (-EBUSY: a reservation taken, or preempted, mid-copy),
+ * or its token was cancelled (-ECANCELED).
  */
 static int vaai_copy_check(struct vaai_copy_job *job)
 {
@@ -86,6 +101,8 @@ static int vaai_copy_check(struct vaai_copy_job *job)
 
 	if (vaai_cmd_stopped(cmd))
 		return -EINTR;
+	if (vaai_copy_token_check(job->xc))
+		return -ECANCELED;
 	if (percpu_ref_is_dying(&job->csrc->lun->lun_ref) ||
 	    percpu_ref_is_dying(&job->cdst->lun->lun_ref))
 		return -ENODEV;
@@ -104,22 +121,28 @@ static void vaai_copy_lock_both(struct vaai_copy_job *job, loff_t spos,
 				loff_t dpos, loff_t n, struct vaai_copy_locks *l)
 {
 	struct vaai_dev *a = job->src, *b = job->dst;
+	loff_t bpos = dpos;
 
-	if (a == b) {
+	if (job->sfile) {		/* nothing writes a token's file */
+		l->dev[0] = b;
+		l->dev[1] = NULL;
+		vaai_dev_range_lock(b, &l->range[0], dpos, dpos + n, false);
+	} else if (a == b) {
 		l->dev[0] = a;
 		l->dev[1] = NULL;
 		vaai_dev_range_lock(a, &l->range[0], min(spos, dpos),
 				    max(spos, dpos) + n, false);
-		return;
+	} else {
+		if (a > b) {
+			swap(a, b);
+			swap(spos, dpos);
+		}
+		l->dev[0] = a;
+		l->dev[1] = b;
+		vaai_dev_range_lock(a, &l->range[0], spos, spos + n, false);
+		vaai_dev_range_lock(b, &l->range[1], dpos, dpos + n, false);
 	}
-	if (a > b) {
-		swap(a, b);
-		swap(spos, dpos);
-	}
-	l->dev[0] = a;
-	l->dev[1] = b;
-	vaai_dev_range_lock(a, &l->range[0], spos, spos + n, false);
-	vaai_dev_range_lock(b, &l->range[1], dpos, dpos + n, false);
+	vaai_odx_touch(job->dst, bpos, n);
 }
 
 static void vaai_copy_unlock_both(struct vaai_copy_locks *l)
@@ -138,8 +161,9 @@ static int vaai_copy_file_range(struct vaai_copy_job *job, loff_t spos,
 
 	vaai_copy_lock_both(job, spos, dpos, n, &l);
 	while (n) {
-		ssize_t ret = vfs_copy_file_range(job->src->file, spos,
-						  job->dst->file, dpos, n, flags);
+		ssize_t ret = vfs_copy_file_range(job->sfile ?: job->src->file,
+						  spos, job->dst->file, dpos, n,
+						  flags);
 
 		if (ret <= 0) {
 			/* 0: past the end, but the LUN lies inside the file */
@@ -162,14 +186,19 @@ static int vaai_copy_bounce(struct vaai_copy_job *job, loff_t spos,
 	struct vaai_range r;
 	int ret;
 
-	vaai_dev_range_lock(job->src, &r, spos, spos + n, false);
-	ret = job->src->store->xfer_bvec(job->src, false, spos, bv, pages, n,
-					 false);
-	vaai_range_unlock(&job->src->rlock, &r);
+	if (job->sfile) {
+		ret = vaai_file_xfer(job->sfile, false, bv, pages, n, spos, 0);
+	} else {
+		vaai_dev_range_lock(job->src, &r, spos, spos + n, false);
+		ret = job->src->store->xfer_bvec(job->src, false, spos, bv,
+						 pages, n, false);
+		vaai_range_unlock(&job->src->rlock, &r);
+	}
 	if (ret)
 		return ret;
 
 	vaai_dev_range_lock(job->dst, &r, dpos, dpos + n, false);
+	vaai_odx_touch(job->dst, dpos, n);
 	ret = job->dst->store->xfer_bvec(job->dst, true, dpos, bv, pages, n,
 					 false);
 	vaai_range_unlock(&job->dst->rlock, &r);
@@ -289,50 +318,66 @@ static int vaai_copy_clone(struct vaai_copy_job *job, loff_t *done)
 	return 0;
 }
 
+static void vaai_copy_job_init(struct vaai_copy_job *job, struct vaai_xcopy *xc,
+			       const struct vaai_xseg *s)
+{
+	job->xc = xc;
+	job->csrc = &xc->cscd[s->src];
+	job->cdst = &xc->cscd[s->dst];
+	job->src = job->csrc->vdev;
+	job->dst = job->cdst->vdev;
+	/* a token copy's source is CSCD 0 */
+	job->sfile = s->src == 0 ? xc->tok_file : NULL;
+	job->src_pos = s->src_pos;
+	job->dst_pos = s->dst_pos;
+	job->len = s->len;
+}
+
+/* Same LUN, source and destination: a token's file is not the LUN. */
+static bool vaai_copy_same(const struct vaai_copy_job *job)
+{
+	return job->src == job->dst && !job->sfile;
+}
+
 /* A segment of no bytes, or onto itself: nothing to move. */
 static bool vaai_copy_nothing(const struct vaai_copy_job *job)
 {
-	return !job->len || (job->src == job->dst && job->src_pos == job->dst_pos);
+	return !job->len ||
+	       (vaai_copy_same(job) && job->src_pos == job->dst_pos);
 }
 
 static bool vaai_copy_overlap(struct vaai_copy_job *job)
 {
-	return job->src == job->dst &&
+	return vaai_copy_same(job) &&
 	       job->src_pos < job->dst_pos + job->len &&
 	       job->dst_pos < job->src_pos + job->len;
 }
 
 static enum vaai_copy_how vaai_copy_choose(struct vaai_copy_job *job)
 {
-	struct file *in = job->src->file, *out = job->dst->file;
+	struct file *in = job->sfile ?: job->src->file, *out = job->dst->file;
+	bool files = (job->sfile || job->src->store == &vaai_file_ops) &&
+		     job->dst->store == &vaai_file_ops;
 
-	if (job->src->store != &vaai_file_ops ||
-	    job->dst->store != &vaai_file_ops || vaai_copy_overlap(job))
+	if (!files || vaai_copy_overlap(job))
 		return VAAI_COPY_BOUNCE;
 	if (in->f_op->remap_file_range &&
 	    file_inode(in)->i_sb == file_inode(out)->i_sb)
 		return VAAI_COPY_CLONE;
 	/* Direct I/O through our buffers beats two trips through the cache. */
-	if (vaai_file_direct(job->src) || vaai_file_direct(job->dst))
+	if ((!job->sfile && vaai_file_direct(job->src)) ||
+	    vaai_file_direct(job->dst))
 		return VAAI_COPY_BOUNCE;
 	return VAAI_COPY_SPLICE;
 }
 
 static int vaai_copy_segment(struct vaai_xcopy *xc, const struct vaai_xseg *s)
 {
-	struct vaai_copy_job job = {
-		.xc = xc,
-		.csrc = &xc->cscd[s->src],
-		.cdst = &xc->cscd[s->dst],
-		.src = xc->cscd[s->src].vdev,
-		.dst = xc->cscd[s->dst].vdev,
-		.src_pos = s->src_pos,
-		.dst_pos = s->dst_pos,
-		.len = s->len,
-	};
+	struct vaai_copy_job job = {};
 	loff_t done;
 	int ret;
 
+	vaai_copy_job_init(&job, xc, s);
 	if (vaai_copy_nothing(&job)) {
 		/* there already: counted as transferred */
 		vaai_copy_progress(xc, job.len);
@@ -400,6 +445,8 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 					   st->segs_done, err);
 	}
 	atomic_dec(&vdev->copies.nr_running);
+	if (xc->tok)
+		vaai_odx_token_put(xc->tok);
 	kvfree(xc);
 	vaai_copy_status_answer(cmd, st, status, key, code,
 				underrun ? &done : NULL);
@@ -416,6 +463,9 @@ static void vaai_copy_work(struct work_struct *work)
 		if (!ret)
 			WRITE_ONCE(xc->status->segs_done, i + 1);
 	}
+	/* a change that cancelled the token after its last chunk was read */
+	if (!ret)
+		ret = vaai_copy_token_check(xc);
 	vaai_copy_finish(xc, ret);
 }
 
@@ -425,15 +475,9 @@ static bool vaai_copy_only_clones(struct vaai_xcopy *xc)
 	unsigned int i;
 
 	for (i = 0; i < xc->list.nr_segs; i++) {
-		const struct vaai_xseg *s = &xc->list.seg[i];
-		struct vaai_copy_job job = {
-			.src = xc->cscd[s->src].vdev,
-			.dst = xc->cscd[s->dst].vdev,
-			.src_pos = s->src_pos,
-			.dst_pos = s->dst_pos,
-			.len = s->len,
-		};
+		struct vaai_copy_job job = {};
 
+		vaai_copy_job_init(&job, xc, &xc->list.seg[i]);
 		if (!vaai_copy_nothing(&job) &&
 		    vaai_copy_choose(&job) != VAAI_COPY_CLONE)
 			return false;

@@ -108,6 +108,7 @@ static int vaai_configure_device(struct se_device *dev)
 	 * them off.
 	 */
 	vaai_dev_set_limits(vdev);
+	vaai_odx_snap_probe(vdev);
 	if (vdev->unmap_unit) {
 		da->emulate_tpu = 1;
 		da->emulate_tpws = 1;
@@ -239,6 +240,7 @@ out_cache_exit:
 static void __exit vaai_exit(void)
 {
 	target_backend_unregister(&vaai_backend_ops);
+	vaai_odx_exit();
 	destroy_workqueue(vaai_clone_wq);
 	destroy_workqueue(vaai_copy_wq);
 	destroy_workqueue(vaai_wq);

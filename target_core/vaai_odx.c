@@ -136,6 +136,9 @@ static sense_reason_t vaai_odx_pt_execute(struct se_cmd *cmd)
 	struct vaai_copy_status *st;
 	struct vaai_dev *vdev;
 	struct vaai_fault f;
+	enum vaai_asc code;
+	u8 status, key;
+	u32 type;
 	int ret;
 
 	if (!oc)
@@ -143,6 +146,10 @@ static sense_reason_t vaai_odx_pt_execute(struct se_cmd *cmd)
 	f = vaai_odx_list_get(oc, vaai_odx_pt_parse);
 	if (f.key)
 		return vaai_odx_refuse(oc, f);
+	/* a persistent token where the store cannot share extents */
+	type = vaai_odx_token_type(oc->vdev, oc->l.rod_type);
+	if (!type)
+		return vaai_odx_refuse(oc, vaai_fault_field(8, -1));
 	ret = vaai_odx_list_add(oc);
 	if (ret) {
 		vaai_odx_cmd_free(oc);
@@ -153,14 +160,17 @@ static sense_reason_t vaai_odx_pt_execute(struct se_cmd *cmd)
 	oc->st = NULL;
 	vdev = oc->vdev;
 
-	ret = vaai_odx_token_create(vdev, &oc->l, st->initiator, st->token);
-	if (ret == -ENOSPC) {
+	ret = vaai_odx_token_create(vdev, &oc->l, type, st->initiator,
+				    st->token);
+	if (ret == -ENOSPC || ret == -ENOBUFS) {
+		/* too many tokens; no room for what the token would hold */
+		code = ret == -ENOSPC ? VAAI_ASC_NO_ROOM_FOR_ROD_TOKEN :
+					VAAI_ASC_NO_ROOM_FOR_ROD;
 		vaai_copy_status_answer(cmd, st, SAM_STAT_CHECK_CONDITION,
-					ILLEGAL_REQUEST,
-					VAAI_ASC_NO_ROOM_FOR_ROD_TOKEN, NULL);
+					ILLEGAL_REQUEST, code, NULL);
 	} else if (ret) {
-		vaai_copy_status_answer(cmd, st, SAM_STAT_TASK_SET_FULL, 0, 0,
-					NULL);
+		status = vaai_copy_errno_sense(ret, &key, &code);
+		vaai_copy_status_answer(cmd, st, status, key, code, NULL);
 	} else {
 		atomic64_set(&st->bytes_done, oc->l.blocks *
 			     vdev->dev.dev_attrib.block_size);
@@ -268,17 +278,28 @@ static struct vaai_fault vaai_odx_take(struct vaai_odx_cmd *oc,
 				       struct vaai_odx_src *src)
 {
 	struct vaai_fault f;
-	int ret;
 
-	ret = vaai_odx_token_take(oc->l.token, src);
-	if (ret == -ETIME)
-		return vaai_odx_token_fault(VAAI_ASC_TOKEN_EXPIRED);
-	if (ret)
+	unsigned int i;
+
+	xc->tok = vaai_odx_token_take(oc->l.token, src);
+	if (IS_ERR(xc->tok)) {
+		int ret = PTR_ERR(xc->tok);
+
+		xc->tok = NULL;
+		if (ret == -ETIME)
+			return vaai_odx_token_fault(VAAI_ASC_TOKEN_EXPIRED);
+		if (ret == -ECANCELED)
+			return vaai_odx_token_fault(VAAI_ASC_TOKEN_CANCELLED);
 		return vaai_odx_token_fault(VAAI_ASC_TOKEN_UNKNOWN);
+	}
 	f = vaai_odx_source(oc, xc, src);
-	if (!f.key)
-		f = vaai_odx_segments(oc, xc, src);
-	return f;
+	if (f.key)
+		return f;
+	/* a persistent token's bytes are in its file, range after range */
+	xc->tok_file = src->file;
+	for (i = 0; src->file && i < src->nr; i++)
+		src->range[i].lba = div_u64(src->foff[i], src->block_size);
+	return vaai_odx_segments(oc, xc, src);
 }
 
 /* Another initiator's reservation on the source or on us. */
@@ -291,6 +312,8 @@ static bool vaai_odx_reserved(struct vaai_xcopy *xc)
 static void vaai_odx_xcopy_free(struct vaai_xcopy *xc)
 {
 	vaai_cscd_release(xc);
+	if (xc->tok)
+		vaai_odx_token_put(xc->tok);
 	kvfree(xc);
 }
 
@@ -328,7 +351,7 @@ static sense_reason_t vaai_odx_copy_start(struct vaai_odx_cmd *oc,
 	oc->st = NULL;
 	/* DEL_TKN: used, once nothing can refuse the command any more */
 	if (oc->l.del_tkn)
-		vaai_odx_token_delete(oc->l.token);
+		vaai_odx_token_delete(xc->tok);
 	vaai_odx_cmd_free(oc);
 	vaai_copy_start(xc);
 	return TCM_NO_SENSE;

@@ -34,6 +34,7 @@ static void vaai_orwrite_work(struct vaai_io *io)
 		return;
 	}
 	vaai_io_lock(io, io->pos, io->len, true);
+	vaai_odx_touch(vdev, io->pos, io->len);
 	for (off = 0; off < io->len && !ret; off += VAAI_ORWRITE_CHUNK) {
 		size_t n = min_t(size_t, io->len - off, VAAI_ORWRITE_CHUNK);
 		unsigned int pages = DIV_ROUND_UP(n, PAGE_SIZE);

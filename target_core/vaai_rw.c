@@ -78,10 +78,17 @@ struct bio_vec *vaai_pages_alloc(size_t len, unsigned int *nr)
 }
 
 /* Hold [pos, pos + len) for this request until it finishes; may sleep. */
+/*
+ * Lock [pos, +len) for io.  A write, WRITE SAME or UNMAP then cancels the
+ * change-vulnerable tokens on it; those taking an exclusive lock (COMPARE AND
+ * WRITE, ORWRITE) do that themselves, once they know they write.
+ */
 void vaai_io_lock(struct vaai_io *io, loff_t pos, loff_t len, bool excl)
 {
 	vaai_dev_range_lock(io->vdev, &io->range, pos, pos + len, excl);
 	io->locked = true;
+	if (io->write && !excl)
+		vaai_odx_touch(io->vdev, pos, len);
 }
 
 void vaai_io_unlock(struct vaai_io *io)

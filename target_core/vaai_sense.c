@@ -39,6 +39,9 @@ static const struct vaai_sense vaai_sense_copy_failed = {
 static const struct vaai_sense vaai_sense_copy_unreachable = {
 	COPY_ABORTED, VAAI_ASC_COPY_TARGET_NOT_REACHABLE
 };
+static const struct vaai_sense vaai_sense_token_cancelled = {
+	ILLEGAL_REQUEST, VAAI_ASC_TOKEN_CANCELLED
+};
 
 /*
  * Descriptor-format sense when an LBA may not fit the 32-bit INFORMATION
@@ -173,6 +176,9 @@ u8 vaai_copy_errno_sense(int err, u8 *key, enum vaai_asc *code)
 		break;
 	case -ENODEV:
 		s = &vaai_sense_copy_unreachable;
+		break;
+	case -ECANCELED:	/* a write changed the token's ranges */
+		s = &vaai_sense_token_cancelled;
 		break;
 	case -ENOSPC:
 	case -EDQUOT:

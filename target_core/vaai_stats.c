@@ -105,6 +105,8 @@ static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_stat_attr_clone_read_bytes,
 	&vaai_stat_attr_clone_write_bytes,
 	&vaai_stat_attr_odx_tokens,
+	&vaai_stat_attr_odx_held_bytes,
+	&vaai_attr_odx_point_in_time,
 	&vaai_stat_attr_rw_deferred,
 	&vaai_stat_attr_in_flight,
 	&vaai_io_attr_read,

@@ -13,7 +13,7 @@
 
 #include "vaai_xcopy.h"
 
-#define VAAI_VPD_TPC_MAX	512
+#define VAAI_VPD_TPC_MAX	1024
 
 /* Third-party copy descriptor types (SPC-4 7.8.17.1, SBC-4 6.6.6). */
 #define VAAI_TPC_ROD_LIMITS	0x0000
@@ -92,14 +92,25 @@ static unsigned int vaai_tpc_rod_features(u8 *buf, unsigned int off)
 	return off;
 }
 
-/* Supported ROD Types (SPC-4 7.8.17.11): the ones we make and take. */
-static unsigned int vaai_tpc_rod_types(u8 *buf, unsigned int off)
+/*
+ * Supported ROD Types (SPC-4 7.8.17.11): the ones we make and take, in
+ * ascending order.  Any LUN takes every type we make; this one makes a
+ * persistent point-in-time token only where its store shares extents.
+ * POPULATE TOKEN's requests for "point in time, default" or "any" get one of
+ * the two point-in-time types: no token is of those.
+ */
+static unsigned int vaai_tpc_rod_types(u8 *buf, unsigned int off,
+				       const struct vaai_dev *vdev)
 {
-	static const struct {
+	const u8 both = VAAI_ROD_TOKEN_IN | VAAI_ROD_TOKEN_OUT;
+	const struct {
 		u32 type;
 		u8 flags;
 	} types[] = {
-		{ VAAI_ROD_TYPE_AUR, VAAI_ROD_TOKEN_IN | VAAI_ROD_TOKEN_OUT },
+		{ VAAI_ROD_TYPE_AUR, both },
+		{ VAAI_ROD_TYPE_PIT_VULNERABLE, both },
+		{ VAAI_ROD_TYPE_PIT_PERSISTENT,
+		  vdev->odx.share ? both : VAAI_ROD_TOKEN_IN },
 		{ VAAI_ROD_TYPE_ZERO, VAAI_ROD_TOKEN_IN },
 	};
 	unsigned int d = off + 4, i;
@@ -175,7 +186,7 @@ sense_reason_t vaai_vpd_tpc_execute(struct se_cmd *cmd)
 	off = vaai_tpc_rod_limits(buf, off, bs);
 	off = vaai_tpc_lid1(buf, off);
 	off = vaai_tpc_rod_features(buf, off);
-	off = vaai_tpc_rod_types(buf, off);
+	off = vaai_tpc_rod_types(buf, off, to_vaai_dev(dev));
 	off = vaai_tpc_general(buf, off, bs);
 	if (WARN_ON_ONCE(off > VAAI_VPD_TPC_MAX)) {
 		kfree(buf);

@@ -79,6 +79,12 @@ struct vaai_xcopy {
 	 * did; the command ends in COPY TARGET DEVICE DATA UNDERRUN.
 	 */
 	bool underrun;
+	/*
+	 * ... the token it uses, held until the copy ends, and the file a
+	 * persistent one reads from instead of CSCD 0's LUN.
+	 */
+	struct vaai_odx_tok *tok;
+	struct file *tok_file;
 };
 
 /* vaai_cscd.c */
@@ -113,19 +119,35 @@ sense_reason_t vaai_copy_answer(struct se_cmd *cmd, u32 list_id, bool token,
 
 /* What a token stands for, copied out of the table. */
 struct vaai_odx_src {
+	u32 type;			/* its ROD TYPE */
 	const struct vaai_dev *vdev;	/* compared, never dereferenced */
 	u64 gen;			/* ... and the device's generation */
 	u32 block_size;
 	u64 bytes;
 	unsigned int nr;
 	struct vaai_odx_range range[VAAI_ODX_MAX_RANGES];
+	/* persistent: the token file, and where each range's bytes begin */
+	struct file *file;
+	u64 foff[VAAI_ODX_MAX_RANGES];
 };
+
+struct vaai_odx_tok;
 
 sense_reason_t vaai_odx_parse(struct se_cmd *cmd);
 sense_reason_t vaai_rrti_execute(struct se_cmd *cmd);
+u32 vaai_odx_token_type(const struct vaai_dev *vdev, u32 asked);
 int vaai_odx_token_create(struct vaai_dev *vdev, const struct vaai_odx_list *l,
-			  const char *initiator, u8 *tok);
-int vaai_odx_token_take(const u8 *tok, struct vaai_odx_src *src);
-void vaai_odx_token_delete(const u8 *tok);
+			  u32 type, const char *initiator, u8 *tok);
+struct vaai_odx_tok *vaai_odx_token_take(const u8 *tok,
+					 struct vaai_odx_src *src);
+void vaai_odx_token_put(struct vaai_odx_tok *t);
+void vaai_odx_token_delete(struct vaai_odx_tok *t);
+bool vaai_odx_token_cancelled(const struct vaai_odx_tok *t);
+
+/* vaai_odx_snap.c: persistent tokens' files */
+int vaai_odx_snap_room(struct vaai_dev *vdev, u64 bytes);
+struct file *vaai_odx_snap_make(struct vaai_dev *vdev,
+				const struct vaai_odx_range *r, unsigned int nr,
+				u64 *foff);
 
 #endif /* VAAI_XCOPY_H */

@@ -104,11 +104,22 @@ struct vaai_fault vaai_odx_pt_parse(const u8 *p, u32 len,
 		return vaai_fault_field(4, -1);
 	if (!l->timeout)
 		l->timeout = VAAI_ODX_DEFAULT_TIMEOUT;
-	/* the one type we create; 0 leaves the choice to us */
+	/*
+	 * The types we create; 0 leaves the choice to us.  Whether this LUN
+	 * can make a persistent one is the command's to find out.
+	 */
 	l->rod_type = l->rtv ? get_unaligned_be32(&p[8]) : 0;
-	if (l->rod_type && l->rod_type != VAAI_ROD_TYPE_AUR)
+	switch (l->rod_type) {
+	case 0:
+	case VAAI_ROD_TYPE_AUR:
+	case VAAI_ROD_TYPE_PIT_DEFAULT:
+	case VAAI_ROD_TYPE_PIT_VULNERABLE:
+	case VAAI_ROD_TYPE_PIT_PERSISTENT:
+	case VAAI_ROD_TYPE_PIT_ANY:
+		break;
+	default:
 		return vaai_fault_field(8, -1);
-	l->rod_type = VAAI_ROD_TYPE_AUR;
+	}
 	return vaai_odx_ranges(p, VAAI_ODX_PT_HDR_LEN, rdl, 14, lun, l);
 }
 
@@ -132,9 +143,16 @@ struct vaai_fault vaai_odx_wut_parse(const u8 *p, u32 len,
 struct vaai_fault vaai_odx_token_check(const u8 *tok, u32 *rod_type)
 {
 	*rod_type = get_unaligned_be32(&tok[0]);
-	if (*rod_type != VAAI_ROD_TYPE_AUR && *rod_type != VAAI_ROD_TYPE_ZERO)
+	switch (*rod_type) {
+	case VAAI_ROD_TYPE_AUR:
+	case VAAI_ROD_TYPE_PIT_VULNERABLE:
+	case VAAI_ROD_TYPE_PIT_PERSISTENT:
+	case VAAI_ROD_TYPE_ZERO:
+		break;
+	default:		/* PIT_DEFAULT and PIT_ANY are asked for, not made */
 		return vaai_fault_param(VAAI_ASC_TOKEN_UNSUPPORTED_TYPE,
 					VAAI_ODX_TOKEN_OFF, -1);
+	}
 	if (get_unaligned_be16(&tok[VAAI_ODX_TOKEN_LEN_OFF]) != VAAI_ODX_TOKEN_BODY)
 		return vaai_fault_param(VAAI_ASC_TOKEN_INVALID_LENGTH,
 					VAAI_ODX_TOKEN_OFF + VAAI_ODX_TOKEN_LEN_OFF,

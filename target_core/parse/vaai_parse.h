@@ -234,6 +234,10 @@ struct vaai_fault vaai_xcopy_list_parse(const u8 *p, u32 len,
 #define VAAI_ODX_MAX_TIMEOUT		3600
 /* ROD TYPE values (SPC-4 table 117; SBC-4 for the zero token) */
 #define VAAI_ROD_TYPE_AUR		0x00010000	/* access upon reference */
+#define VAAI_ROD_TYPE_PIT_DEFAULT	0x00800000	/* point in time copy: */
+#define VAAI_ROD_TYPE_PIT_VULNERABLE	0x00800001	/* ... change vulnerable */
+#define VAAI_ROD_TYPE_PIT_PERSISTENT	0x00800002	/* ... persistent */
+#define VAAI_ROD_TYPE_PIT_ANY		0x0080ffff	/* ... any of them */
 #define VAAI_ROD_TYPE_ZERO		0xffff0001	/* block device zero ROD token */
 
 struct vaai_odx_range {
@@ -252,7 +256,7 @@ struct vaai_odx_list {
 	bool immed;
 	bool rtv, del_tkn;		/* POPULATE TOKEN; WRITE USING TOKEN */
 	u32 timeout;			/* seconds, the default filled in */
-	u32 rod_type;			/* POPULATE TOKEN: what to create */
+	u32 rod_type;			/* POPULATE TOKEN: asked for; 0: ours */
 	u64 offset;			/* WRITE USING TOKEN: OFFSET INTO ROD */
 	const u8 *token;		/* ... and where its token is */
 	u64 blocks;			/* sum of the ranges */

@@ -50,7 +50,12 @@ static void check_ranges(const struct vaai_odx_lun *lun, const u8 *list,
 static void check_pt(const u8 *list)
 {
 	FUZZ_ASSERT(l.timeout >= 1 && l.timeout <= VAAI_ODX_MAX_TIMEOUT);
-	FUZZ_ASSERT(l.rod_type == VAAI_ROD_TYPE_AUR);
+	/* a type we make, or 0 (ours to choose), and 0 without RTV */
+	FUZZ_ASSERT(l.rod_type == 0 || l.rod_type == VAAI_ROD_TYPE_AUR ||
+		    (l.rod_type >= VAAI_ROD_TYPE_PIT_DEFAULT &&
+		     l.rod_type <= VAAI_ROD_TYPE_PIT_PERSISTENT) ||
+		    l.rod_type == VAAI_ROD_TYPE_PIT_ANY);
+	FUZZ_ASSERT(l.rtv || !l.rod_type);
 	FUZZ_ASSERT(l.immed == (list[2] & 1) && l.rtv == !!(list[2] & 2));
 }
 
@@ -72,6 +77,8 @@ static void check_wut(const u8 *list, u32 len)
 			    f.byte == VAAI_ODX_TOKEN_OFF + 6);
 	} else {
 		FUZZ_ASSERT(type == VAAI_ROD_TYPE_AUR ||
+			    type == VAAI_ROD_TYPE_PIT_VULNERABLE ||
+			    type == VAAI_ROD_TYPE_PIT_PERSISTENT ||
 			    type == VAAI_ROD_TYPE_ZERO);
 		FUZZ_ASSERT(get_unaligned_be16(&l.token[6]) ==
 			    VAAI_ODX_TOKEN_BODY);

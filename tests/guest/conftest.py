@@ -231,11 +231,12 @@ def fabric_topologies():
 
 @pytest.fixture(scope="session")
 def xfs_scratch():
-    """A directory on XFS (on a loop device over a tmpfs file), for the
-    session; the file system is checked when it goes."""
+    """A directory on a 4 GiB XFS (on a loop device over a sparse tmpfs
+    file: room for a 1 GiB token beside its LUNs), for the session; the file
+    system is checked when it goes."""
     image = os.path.join(SCRATCH, "xfs-scratch.img")
     with open(image, "wb") as f:
-        f.truncate(1 << 30)
+        f.truncate(4 << 30)
     loop = sh("losetup", "--find", "--show", image).strip()
     mnt = os.path.join(SCRATCH, "xfs")
     os.makedirs(mnt, exist_ok=True)

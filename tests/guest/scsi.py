@@ -329,6 +329,9 @@ def field_pointer(sense):
 
 SA_POPULATE_TOKEN, SA_WRITE_USING_TOKEN, SA_RRTI = 0x10, 0x11, 0x07
 ROD_TYPE_AUR, ROD_TYPE_ZERO = 0x00010000, 0xFFFF0001  # access upon reference; zero
+# point in time: default, change vulnerable, persistent, any (SPC-4 table 117)
+ROD_TYPE_PIT_DEFAULT, ROD_TYPE_PIT_VULNERABLE = 0x00800000, 0x00800001
+ROD_TYPE_PIT_PERSISTENT, ROD_TYPE_PIT_ANY = 0x00800002, 0x0080FFFF
 ROD_TOKEN_LEN = 512
 ROD_TOKEN_BODY = 0x01F8  # ROD TOKEN LENGTH: the bytes after it
 PT_HDR, WUT_HDR = 16, 536  # list headers; range descriptors follow

@@ -10,6 +10,7 @@ from scsi import (
     ILLEGAL_REQUEST,
     ROD_TOKEN_BODY,
     ROD_TYPE_AUR,
+    ROD_TYPE_PIT_VULNERABLE,
     cdb_populate_token,
     cscd_e4,
     expect_good,
@@ -37,7 +38,7 @@ def test_token_names_its_lun_block_size_and_bytes(make_lun, block_size):
     lun = make_lun(size=16 * MiB, block_size=block_size)
     tok = make_token(lun.sg, [(0, 8), (100, 24)])
     naa = naa_of(lun.sg)
-    assert struct.unpack(">IxxH", tok[0:8]) == (ROD_TYPE_AUR, ROD_TOKEN_BODY)
+    assert struct.unpack(">IxxH", tok[0:8]) == (ROD_TYPE_PIT_VULNERABLE, ROD_TOKEN_BODY)
     assert tok[16:48] == cscd_e4(naa, block_size)
     assert int.from_bytes(tok[48:64], "big") == 32 * block_size
     assert struct.unpack(">I", tok[96:100])[0] == block_size
@@ -90,10 +91,14 @@ def test_immed_is_accepted(lun):
     assert token_info(lun.sg, 1).token is not None
 
 
-@pytest.mark.parametrize("rod_type", [0, ROD_TYPE_AUR])
-def test_rtv_with_the_type_we_make(lun, rod_type):
-    tok = make_token(lun.sg, [(0, 8)], rtv=True, rod_type=rod_type)
-    assert struct.unpack(">I", tok[0:4])[0] == ROD_TYPE_AUR
+@pytest.mark.parametrize(
+    "asked, made", [(0, ROD_TYPE_PIT_VULNERABLE), (ROD_TYPE_AUR, ROD_TYPE_AUR)]
+)
+def test_rtv_with_the_type_we_make(lun, asked, made):
+    """On this store (tmpfs: no shared extents) ours to choose is change
+    vulnerable; test_odx_point_in_time.py has every store and type."""
+    tok = make_token(lun.sg, [(0, 8)], rtv=True, rod_type=asked)
+    assert struct.unpack(">I", tok[0:4])[0] == made
 
 
 def test_longest_inactivity_timeout_is_accepted(lun):

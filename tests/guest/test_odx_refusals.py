@@ -191,7 +191,7 @@ def test_inactivity_timeout_above_3600(src):
 
 
 def test_rtv_with_a_type_we_do_not_make(src):
-    for rod_type in (ROD_TYPE_ZERO, 0x00800000):  # zero; point in time, default
+    for rod_type in (ROD_TYPE_ZERO, 0x00800003):  # zero; point in time, reserved
         refused(
             src,
             "pt",

@@ -14,7 +14,7 @@ from scsi import (
     GOOD,
     ILLEGAL_REQUEST,
     ROD_TOKEN_LEN,
-    ROD_TYPE_AUR,
+    ROD_TYPE_PIT_VULNERABLE,
     SA_POPULATE_TOKEN,
     SA_WRITE_USING_TOKEN,
     decode_sense,
@@ -62,7 +62,7 @@ def test_after_populate_token_the_token(make_lun, block_size):
     done(info, SA_POPULATE_TOKEN, 32)
     assert info.descriptors_len == 2 + ROD_TOKEN_LEN
     assert len(info.token) == ROD_TOKEN_LEN
-    assert struct.unpack(">I", info.token[0:4])[0] == ROD_TYPE_AUR
+    assert struct.unpack(">I", info.token[0:4])[0] == ROD_TYPE_PIT_VULNERABLE
     assert int.from_bytes(info.token[48:64], "big") == 32 * block_size
     assert len(info.raw) == 32 + info.raw[13] + 4 + 514
 

@@ -150,8 +150,9 @@ def test_underrun_writes_whole_destination_blocks_only(make_lun):
 
 
 def test_a_token_is_used_as_often_as_wanted_reading_the_blocks_each_time(lun):
-    """Access upon reference: the token names the blocks, not what they
-    held when it was made."""
+    """Access upon reference, where the admin sets it: the token names the
+    blocks, not what they held when it was made."""
+    lun.so.set_attribute("odx_point_in_time", 0)
     tok = make_token(lun.sg, [(0, 64)])
     for lba in (1000, 2000):
         now = fill(lun, 0, 64)

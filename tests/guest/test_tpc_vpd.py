@@ -74,7 +74,10 @@ def test_block_device_rod_token_limits(make_lun, block_size):
         assert line in out, line
 
 
-def test_rod_token_features_and_types(lun):
+@pytest.mark.stores("file", "bdev", "xfs")
+def test_rod_token_features_and_types(lun, store):
+    """Every LUN takes each type we make; a persistent point-in-time token
+    is made only where the store shares extents (docs/odx.md)."""
     d = tpc_descriptors(expect_good(inquiry(lun.sg, 0x8F, alloc=1024)).data)
     features = d[0x0106]
     assert features[0] & 0x0F == 0  # REMOTE TOKENS
@@ -84,16 +87,21 @@ def test_rod_token_features_and_types(lun):
     assert block[0] == 0 and struct.unpack(">H", block[2:4])[0] == 0x2C
     assert struct.unpack(">HQQQQ", block[6:40]) == (1, 1 << 30, 64 * MiB, 64 * MiB, 64 * MiB)
     types = d[0x0108]
-    assert struct.unpack(">H", types[2:4])[0] == 128
-    assert [(struct.unpack(">I", t[0:4])[0], t[4]) for t in (types[4:68], types[68:132])] == [
-        (0x00010000, 0x03),
+    assert struct.unpack(">H", types[2:4])[0] == 4 * 64
+    got = [(struct.unpack(">I", types[i : i + 4])[0], types[i + 4]) for i in range(4, 260, 64)]
+    assert got == [
+        (0x00010000, 0x03),  # TOKEN_IN, TOKEN_OUT
+        (0x00800001, 0x03),
+        (0x00800002, 0x03 if store == "xfs" else 0x02),
         (0xFFFF0001, 0x02),
-    ]  # TOKEN_IN, TOKEN_OUT
+    ]
     out = sh("sg_vpd", "-p", "tpc", lun.sg).lower()
     for line in (
         "rod token features",
         "remote tokens: 0",
         "rod type: access upon reference",
+        "change vulnerable",
+        "persistent",
         "rod type: block device zero",
     ):
         assert line in out, line

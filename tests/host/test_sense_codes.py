@@ -16,7 +16,7 @@ def test_every_entry_is_read_with_its_values():
     assert sense_codes.INVALID_FIELD_IN_CDB == (0x24, 0x00)
     assert sense_codes.TOO_MANY_SEGMENT_DESCRIPTORS == (0x26, 0x08)
     assert sense_codes.NO_ROOM_FOR_ROD_TOKEN == (0x55, 0x0D)
-    assert len(sense_codes.CODES) == 32
+    assert len(sense_codes.CODES) == 34
 
 
 def test_each_name_and_each_code_once():

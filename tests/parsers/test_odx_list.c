@@ -79,7 +79,7 @@ TEST(odx_pt_accepted)
 	CHECK_EQ(l.blocks, 10);
 	CHECK_RANGE(0, 10, 8);
 	CHECK_RANGE(1, 0, 2);
-	CHECK_EQ(l.rod_type, VAAI_ROD_TYPE_AUR);
+	CHECK_EQ(l.rod_type, 0);	/* ours to choose */
 	CHECK(!l.immed && !l.rtv);
 }
 
@@ -301,17 +301,26 @@ TEST(odx_rtv_other_rod_type)
 {
 	CHECK_FAULT(pt_with(RTV, 0, VAAI_ROD_TYPE_ZERO),
 		    ILLEGAL_REQUEST, 0x26, 0x00, 8, -1);
-	CHECK_FAULT(pt_with(RTV, 0, 0x00800000),
+	CHECK_FAULT(pt_with(RTV, 0, 0x00800003),
+		    ILLEGAL_REQUEST, 0x26, 0x00, 8, -1);
+	CHECK_FAULT(pt_with(RTV, 0, 0x00010001),
 		    ILLEGAL_REQUEST, 0x26, 0x00, 8, -1);
 }
 
-TEST(odx_rtv_aur_or_0_accepted)
+/* The types a POPULATE TOKEN may ask for are handed on as asked. */
+TEST(odx_rtv_types_we_make_accepted)
 {
-	CHECK_OK(pt_with(RTV, 0, VAAI_ROD_TYPE_AUR));
-	CHECK(l.rtv);
-	CHECK_EQ(l.rod_type, VAAI_ROD_TYPE_AUR);
-	CHECK_OK(pt_with(RTV, 0, 0));
-	CHECK_EQ(l.rod_type, VAAI_ROD_TYPE_AUR);
+	static const u32 types[] = {
+		0, VAAI_ROD_TYPE_AUR, 0x00800000, 0x00800001, 0x00800002,
+		0x0080ffff,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		CHECK_OK(pt_with(RTV, 0, types[i]));
+		CHECK(l.rtv);
+		CHECK_EQ(l.rod_type, types[i]);
+	}
 }
 
 /* Without RTV the ROD TYPE field is not looked at. */
@@ -319,7 +328,7 @@ TEST(odx_rod_type_ignored_without_rtv)
 {
 	CHECK_OK(pt_with(0, 0, 0xdeadbeef));
 	CHECK(!l.rtv);
-	CHECK_EQ(l.rod_type, VAAI_ROD_TYPE_AUR);
+	CHECK_EQ(l.rod_type, 0);
 }
 
 /* The first fault in list order: the timeout before the ranges. */
@@ -378,6 +387,10 @@ TEST(odx_token_aur_and_zero_accepted)
 	CHECK_EQ(type, VAAI_ROD_TYPE_AUR);
 	CHECK_OK(token(VAAI_ROD_TYPE_ZERO, 0x1f8, &type));
 	CHECK_EQ(type, 0xffff0001);
+	CHECK_OK(token(0x00800001, 0x1f8, &type));
+	CHECK_EQ(type, 0x00800001);
+	CHECK_OK(token(0x00800002, 0x1f8, &type));
+	CHECK_EQ(type, 0x00800002);
 }
 
 TEST(odx_token_other_type)
@@ -385,7 +398,10 @@ TEST(odx_token_other_type)
 	u32 type;
 
 	CHECK_FAULT(token(0, 0x1f8, &type), ILLEGAL_REQUEST, 0x23, 0x01, 16, -1);
+	/* asked for in POPULATE TOKEN; no token is of these types */
 	CHECK_FAULT(token(0x00800000, 0x1f8, &type),
+		    ILLEGAL_REQUEST, 0x23, 0x01, 16, -1);
+	CHECK_FAULT(token(0x0080ffff, 0x1f8, &type),
 		    ILLEGAL_REQUEST, 0x23, 0x01, 16, -1);
 	/* the type is looked at before the length */
 	CHECK_FAULT(token(0xffff0000, 0, &type),
