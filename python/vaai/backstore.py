@@ -199,6 +199,7 @@ def describe(so):
         "thin": attr("emulate_tpu") == "1",
         "write_cache": attr("emulate_write_cache") == "1",
         "io_mode": attr("io_mode"),
+        "odx_point_in_time": attr("odx_point_in_time") == "1",
         "wwn": so.wwn,
         "exports": exports(so),
     }

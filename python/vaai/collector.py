@@ -9,6 +9,7 @@ no root: configfs' statistics are world-readable.  Every LUN's series are
 labelled lun (the backstore name) and wwn (its unit serial, from which
 hosts derive its NAA designator)."""
 
+import contextlib
 import glob
 import os
 import re
@@ -255,7 +256,10 @@ class VaaiCollector:
             "the thin-provisioning soft threshold, a fraction of the capacity (0: off)",
             labels=LABELS,
         )
-        for name, (_dev, serial, nbytes, path, threshold) in sorted(luns.items()):
+        held = GaugeMetricFamily(
+            "vaai_lun_odx_held_bytes", stats.HELP["odx_held_bytes"], labels=LABELS
+        )
+        for name, (dev, serial, nbytes, path, threshold) in sorted(luns.items()):
             labels = [name, serial]
             size.add_metric(labels, nbytes)
             soft.add_metric(labels, threshold / 100)
@@ -263,7 +267,11 @@ class VaaiCollector:
             if allocated is not None:
                 used.add_metric(labels, allocated)
                 free.add_metric(labels, avail)
-        yield from (size, used, free, soft)
+            with contextlib.suppress(OSError, ValueError):  # an older module
+                held.add_metric(
+                    labels, int(_text(os.path.join(dev, "attrib", "stats_odx_held_bytes")))
+                )
+        yield from (size, used, free, soft, held)
 
     def _sessions(self):
         up = GaugeMetricFamily(

@@ -28,6 +28,7 @@ COUNTERS = (
     ("clone_read_bytes", None),
     ("clone_write_bytes", None),
     ("odx_tokens", None),
+    ("odx_held_bytes", None),
     ("unmap", "UNMAP"),
     ("unmap_failed", "UNMAP_F"),
     ("unmap_blocks", None),
@@ -35,7 +36,7 @@ COUNTERS = (
 )
 
 # Files that hold a level, not a running count.
-GAUGES = ("in_flight",)
+GAUGES = ("in_flight", "odx_held_bytes")
 
 # What each rate column moves per second, in MB (10^6 bytes, as esxtop).
 RATES = (
@@ -62,6 +63,8 @@ HELP = {
     "clone_read_bytes": "bytes copied out of this LUN by EXTENDED COPY or ODX",
     "clone_write_bytes": "bytes copied into this LUN by EXTENDED COPY or ODX",
     "odx_tokens": "ODX tokens POPULATE TOKEN made of this LUN's blocks",
+    "odx_held_bytes": "bytes the LUN's live point-in-time ODX tokens hold in token "
+    "files (shared extents; each becomes a copy when the LUN's block is written)",
     "unmap": "UNMAP commands completed",
     "unmap_failed": "UNMAP commands refused or failed",
     "unmap_bytes": "bytes deallocated by UNMAP",

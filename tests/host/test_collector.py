@@ -85,6 +85,7 @@ def tree(tmp_path):
         ats_miscompare=1,
         clone_read_bytes=4096,
         in_flight=2,
+        odx_held_bytes=16 << 20,
     )
     return tmp_path, image
 
@@ -120,6 +121,7 @@ def test_lock_waits_worst_ats_and_the_vaai_counters(tree):
     assert got[("vaai_lun_clone_read_bytes_total", ds1)] == 4096
     assert got[("vaai_lun_in_flight_requests", ds1)] == 2
     assert got[("vaai_lun_io_stats_enabled", ds1)] == 1
+    assert got[("vaai_lun_odx_held_bytes", ds1)] == 16 << 20
     # what the per-kind metrics carry is not served twice
     assert not [k for k in got if k[0] in ("vaai_lun_ats_total", "vaai_lun_zero_total")]
 
