@@ -200,6 +200,7 @@ struct vaai_tp {
 	spinlock_t lock;
 	u8 threshold;			/* percent of capacity; 0: off */
 	bool crossed;			/* allocation is at or over it */
+	struct work_struct work;	/* a look from interrupt context */
 };
 
 /* Unit attentions this backend raises on every I_T nexus (vaai_ua.c). */
@@ -441,7 +442,10 @@ bool vaai_opcodes_sa_enabled(struct se_cmd *cmd);
 
 /* vaai_threshold.c */
 extern struct configfs_attribute vaai_tp_attr_soft_threshold;
+void vaai_tp_init(struct vaai_dev *vdev);
+void vaai_tp_exit(struct vaai_dev *vdev);
 void vaai_tp_check(struct vaai_dev *vdev);
+u64 vaai_file_allocated(struct vaai_dev *vdev);
 
 /* vaai_ua.c */
 void vaai_ua_init(struct vaai_dev *vdev);

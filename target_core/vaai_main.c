@@ -79,7 +79,7 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 		kfree(vdev);
 		return NULL;
 	}
-	spin_lock_init(&vdev->tp.lock);
+	vaai_tp_init(vdev);
 	vaai_ua_init(vdev);
 	vaai_rlock_init(&vdev->rlock);
 	vaai_copies_init(&vdev->copies);
@@ -124,6 +124,7 @@ static int vaai_configure_device(struct se_device *dev)
 static void vaai_destroy_device(struct se_device *dev)
 {
 	vaai_odx_tokens_drop(to_vaai_dev(dev));
+	vaai_tp_exit(to_vaai_dev(dev));
 	vaai_store_close(to_vaai_dev(dev));
 }
 

@@ -69,20 +69,6 @@ void vaai_odx_snap_probe(struct vaai_dev *vdev)
 }
 
 /*
- * What the LUN's file has allocated: asked of the file system, as stat(2)
- * does (XFS keeps its count to itself, not in the inode's i_blocks).
- */
-static u64 vaai_odx_snap_allocated(struct vaai_dev *vdev)
-{
-	struct kstat st;
-
-	if (vfs_getattr(&vdev->file->f_path, &st, STATX_BLOCKS,
-			AT_STATX_SYNC_AS_STAT))
-		return 0;
-	return st.blocks << 9;
-}
-
-/*
  * Is there room for a token of bytes more: what the device's tokens hold
  * could all come to be copies, which its file system must have free, and
  * with the LUN's own allocation stay under its soft threshold?  -ENOBUFS if
@@ -104,7 +90,7 @@ int vaai_odx_snap_room(struct vaai_dev *vdev, u64 bytes)
 		return ret;
 	if (held > (u64)st.f_bavail * st.f_bsize)
 		return -ENOBUFS;
-	if (pct && (vaai_odx_snap_allocated(vdev) + held) * 100 >=
+	if (pct && (vaai_file_allocated(vdev) + held) * 100 >=
 		   (u64)pct * vdev->nr_bytes)
 		return -ENOBUFS;
 	return 0;

@@ -7,7 +7,10 @@
  * gets one UNIT ATTENTION, THIN PROVISIONING SOFT THRESHOLD REACHED, on its
  * next command (vaai_ua.c).  Falling back under the threshold (UNMAP)
  * re-arms it.  Only the file store knows how much it has allocated; a
- * block device LUN refuses the setting.
+ * block device LUN refuses the setting.  The allocation is asked of the
+ * file system, as stat(2) does: XFS does not keep the inode's i_blocks.
+ * That may sleep, so a write completing in interrupt context has a work
+ * item look.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,29 +18,31 @@
 
 #include "vaai.h"
 
-static bool vaai_tp_over(struct vaai_dev *vdev)
+/* Bytes the file store's file has allocated; process context. */
+u64 vaai_file_allocated(struct vaai_dev *vdev)
 {
-	u64 used = (u64)file_inode(vdev->file)->i_blocks << 9;
+	struct kstat st;
 
-	return used * 100 >= (u64)vdev->tp.threshold * vdev->nr_bytes;
+	if (vfs_getattr(&vdev->file->f_path, &st, STATX_BLOCKS,
+			AT_STATX_SYNC_AS_STAT))
+		return (u64)file_inode(vdev->file)->i_blocks << 9;
+	return st.blocks << 9;
 }
 
-/*
- * After a write or deallocation: has the allocation crossed the threshold?
- * Any context: a direct write completes in interrupt context.
- */
-void vaai_tp_check(struct vaai_dev *vdev)
+static bool vaai_tp_over(struct vaai_dev *vdev, u8 threshold)
 {
-	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
+	return vaai_file_allocated(vdev) * 100 >= (u64)threshold * vdev->nr_bytes;
+}
+
+static void vaai_tp_update(struct vaai_dev *vdev)
+{
+	u8 threshold = READ_ONCE(vdev->tp.threshold);
 	unsigned long flags;
 	bool over;
 
-	if (!READ_ONCE(vdev->tp.threshold) || vdev->store != &vaai_file_ops)
+	if (!threshold)
 		return;
-	/* a fully provisioned LUN has no thresholds (THRESHOLD EXPONENT 0) */
-	if (!da->emulate_tpu && !da->emulate_tpws)
-		return;
-	over = vaai_tp_over(vdev);
+	over = vaai_tp_over(vdev, threshold);
 	if (over == READ_ONCE(vdev->tp.crossed))
 		return;
 
@@ -51,6 +56,42 @@ void vaai_tp_check(struct vaai_dev *vdev)
 	spin_unlock_irqrestore(&vdev->tp.lock, flags);
 }
 
+static void vaai_tp_work(struct work_struct *work)
+{
+	vaai_tp_update(container_of(work, struct vaai_dev, tp.work));
+}
+
+void vaai_tp_init(struct vaai_dev *vdev)
+{
+	spin_lock_init(&vdev->tp.lock);
+	INIT_WORK(&vdev->tp.work, vaai_tp_work);
+}
+
+/* The device is going: no look at its file after this. */
+void vaai_tp_exit(struct vaai_dev *vdev)
+{
+	cancel_work_sync(&vdev->tp.work);
+}
+
+/*
+ * After a write or deallocation: has the allocation crossed the threshold?
+ * Any context: a direct write completes in interrupt context.
+ */
+void vaai_tp_check(struct vaai_dev *vdev)
+{
+	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
+
+	if (!READ_ONCE(vdev->tp.threshold) || vdev->store != &vaai_file_ops)
+		return;
+	/* a fully provisioned LUN has no thresholds (THRESHOLD EXPONENT 0) */
+	if (!da->emulate_tpu && !da->emulate_tpws)
+		return;
+	if (in_task())
+		vaai_tp_update(vdev);
+	else
+		schedule_work(&vdev->tp.work);
+}
+
 static ssize_t vaai_tp_soft_threshold_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%u\n", READ_ONCE(vaai_attrib_dev(item)->tp.threshold));
@@ -61,6 +102,7 @@ static ssize_t vaai_tp_soft_threshold_store(struct config_item *item,
 {
 	struct vaai_dev *vdev = vaai_attrib_dev(item);
 	unsigned long flags;
+	bool over;
 	u8 val;
 	int ret;
 
@@ -76,9 +118,10 @@ static ssize_t vaai_tp_soft_threshold_store(struct config_item *item,
 		       vdev->dev.dev_group.cg_item.ci_name);
 		return -EOPNOTSUPP;
 	}
+	over = val && vaai_tp_over(vdev, val);
 	spin_lock_irqsave(&vdev->tp.lock, flags);
 	vdev->tp.threshold = val;
-	vdev->tp.crossed = val && vaai_tp_over(vdev);
+	vdev->tp.crossed = over;
 	vaai_ua_withdraw(vdev, VAAI_UA_SOFT_THRESHOLD);
 	spin_unlock_irqrestore(&vdev->tp.lock, flags);
 	return count;
