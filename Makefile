@@ -200,7 +200,7 @@ demo: deps
 # The benchmarks' command sender (bench/sgloop.c), run inside the guest.
 build/bench/sgloop: bench/sgloop.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+	$(CC) -O2 -Wall -Wextra -Werror -pthread -o $@ $<
 
 # The guest's clock is the TSC: without these the guest kernel finds QEMU's
 # TSCs unsynchronized and reads the emulated HPET, each read a trap to the
@@ -228,7 +228,7 @@ bench: build/bench/sgloop
 # run, whose counts it writes into docs/testing.md.
 build/powercut/iscsi_pipe: tests/powercut/iscsi_pipe.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -Werror -o $@ $< -liscsi
+	$(CC) -O2 -Wall -Wextra -Werror -pthread -o $@ $< -liscsi
 
 POWERCUT_CUTS ?= 2
 POWERCUT_LONG ?= 200

@@ -5,9 +5,10 @@ For each file system (XFS with reflink, ext4) on a RAM disk and each clone
 size, a source file of non-repeating data is copied
   across   from a LUN on the source file to a LUN on a new sparse file
   within   from the first half of a LUN to its (empty) second half
-with one EXTENDED COPY (LID1) per 4 MiB or 16 MiB, ESXi's sizes, by ours and
-by LIO; and as a host does without the offload: dd, 4 MiB direct READs and
-WRITEs over our LUNs.  Every copy is checked against the source afterwards.
+with one EXTENDED COPY (LID1) per 4 MiB or 16 MiB, ESXi's sizes, 1, 4 or 8
+of them in flight as ESXi's data mover keeps them, by ours and by LIO; and
+as a host does without the offload: dd, 4 MiB direct READs and WRITEs over
+our LUNs.  Every copy is checked against the source afterwards.
 Reports seconds, what the copy added to the destination file's allocation,
 and how much of the destination shares extents with the source.
 
@@ -17,7 +18,7 @@ before the long runs, and gives the estimates that keep the whole run within
 skipped and the output says why.
 
     guest_clone.py OUT.json [--sizes 1G,4G] [--fs xfs,ext4] [--cmds 4M,16M]
-                            [--budget 1500] [--probe 64M]
+                            [--depths 1,4,8] [--budget 1500] [--probe 64M]
 """
 
 import argparse
@@ -253,9 +254,9 @@ def exported(who, files):
             so.delete()
 
 
-def sgloop(sg, cmds):
-    """Send [(cdb, data-out)] one at a time through bench/sgloop.c: the
-    seconds they took, by its own clock."""
+def sgloop(sg, cmds, depth=1):
+    """Send [(cdb, data-out)] through bench/sgloop.c, depth of them in
+    flight: the seconds they took, by its own clock."""
     path = "/run/vaai-sgloop.cmds"
     with open(path, "wb") as f:
         f.writelines(
@@ -263,7 +264,7 @@ def sgloop(sg, cmds):
             for cdb, data in cmds
         )
     try:
-        return float(sh(SGLOOP, sg, path))
+        return float(sh(SGLOOP, "-d", str(depth), sg, path))
     finally:
         os.unlink(path)
 
@@ -286,10 +287,11 @@ def xcopy_cmds(src, dst, cmd_bytes, nbytes, dst_off=0):
     return cmds
 
 
-def xcopy_clone(luns, layout, cmd_bytes):
-    """The copy as ESXi sends it, the commands built before and timed by
-    sgloop: its seconds."""
-    return sgloop(luns[0].sg, xcopy_cmds(luns[0], luns[-1], cmd_bytes, layout.size, layout.dst_off))
+def xcopy_clone(luns, layout, cmd_bytes, depth):
+    """The copy as ESXi sends it, depth commands in flight, the commands
+    built before and timed by sgloop: its seconds."""
+    cmds = xcopy_cmds(luns[0], luns[-1], cmd_bytes, layout.size, layout.dst_off)
+    return sgloop(luns[0].sg, cmds, depth)
 
 
 def host_copy(luns, layout):
@@ -312,8 +314,9 @@ def host_copy(luns, layout):
 class Block:
     """One file system and one size: every copy, by every side."""
 
-    def __init__(self, fs, size, cmds, pattern):
+    def __init__(self, fs, size, cmds, depths, pattern):
         self.fs, self.size, self.cmds, self.pattern = fs, size, cmds, pattern
+        self.depths = depths
         self.data_s = 0.0  # time that grows with the size: fill, copies, checks
         self.errors = 0
         self.xcopy, self.host = {}, {}
@@ -377,11 +380,13 @@ class Block:
         for who in ("ours", "lio"):
             with exported(who, layout.files) as luns:
                 for cmd in self.cmds:
-                    self.xcopy.setdefault((layout.copy, cmd), {})[who] = self.measure(
-                        f"{name} xcopy {label(cmd)} {who}",
-                        layout,
-                        lambda cmd=cmd: xcopy_clone(luns, layout, cmd),
-                    )
+                    for depth in self.depths:
+                        point = (layout.copy, cmd, depth)
+                        self.xcopy.setdefault(point, {})[who] = self.measure(
+                            f"{name} xcopy {label(cmd)} x{depth} {who}",
+                            layout,
+                            lambda cmd=cmd, depth=depth: xcopy_clone(luns, layout, cmd, depth),
+                        )
                 if who == "ours":
                     self.host[layout.copy] = self.measure(
                         f"{name} host dd {label(HOST_BS)}", layout, lambda: host_copy(luns, layout)
@@ -401,9 +406,11 @@ class Block:
                     copy=copy,
                     method="xcopy",
                     cmd_bytes=cmd,
-                    **self.xcopy[(copy, cmd)],
+                    depth=depth,
+                    **self.xcopy[(copy, cmd, depth)],
                 )
                 for cmd in self.cmds
+                for depth in self.depths
             )
             out.append(
                 {
@@ -434,6 +441,9 @@ def main():
     p.add_argument("--fs", default="xfs,ext4", help="file systems, in order (default %(default)s)")
     p.add_argument("--cmds", default="4M,16M", help="bytes per EXTENDED COPY (default %(default)s)")
     p.add_argument(
+        "--depths", default="1,4,8", help="EXTENDED COPYs in flight (default %(default)s)"
+    )
+    p.add_argument(
         "--budget",
         type=int,
         default=1500,
@@ -444,6 +454,9 @@ def main():
 
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     cmds = [parse_size(s) for s in args.cmds.split(",")]
+    depths = [int(d) for d in args.depths.split(",")]
+    if any(not 1 <= d <= 64 for d in depths):
+        p.error("depths are 1 to 64 commands in flight")
     probe = parse_size(args.probe) if args.probe not in ("", "0") else 0
     fss = args.fs.split(",")
     unit = max([*cmds, HOST_BS, Pattern.CHUNK])
@@ -463,7 +476,7 @@ def main():
     for fs in fss:
         if not probe:
             break
-        blk = Block(fs, probe, cmds, pattern).run()
+        blk = Block(fs, probe, cmds, depths, pattern).run()
         probes.append(blk.summary())
         model[fs] = blk
         print(f"probe {fs} {label(probe)}: {blk.seconds:.0f} s", flush=True)
@@ -489,7 +502,7 @@ def main():
                 continue
             if est is not None:
                 print(f"{fs} {label(size)}: estimated {est:.0f} s", flush=True)
-            blk = Block(fs, size, cmds, pattern).run()
+            blk = Block(fs, size, cmds, depths, pattern).run()
             print(f"{fs} {label(size)}: took {blk.seconds:.0f} s", flush=True)
             results += blk.results()
             model[fs] = blk

@@ -219,6 +219,7 @@ CLONE_COLS = (
     "size",
     "copy",
     "command",
+    "in flight",
     "seconds ours",
     "seconds LIO",
     "LIO/ours",
@@ -232,7 +233,7 @@ CLONE_COLS = (
 CLONE = (
     "`bench/guest_clone.py`, measured {date} (kernel {kernel}), ours and LIO\n"
     "in the same boot; host: `dd iflag=direct oflag=direct bs={host_mib}M`.\n\n"
-    "| " + " | ".join(CLONE_COLS) + " |\n|---|---|---|---|" + "---:|" * 9 + "\n"
+    "| " + " | ".join(CLONE_COLS) + " |\n|---|---|---|---|" + "---:|" * 10 + "\n"
 )
 
 
@@ -269,11 +270,12 @@ def render_clone(data):
         o, lio = r.get("ours"), r.get("lio")
         h = host.get((r["fs"], r["size"], r["copy"]))
         rows.append(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
                 r["fs"],
                 size_label(r["size"]),
                 r["copy"],
                 size_label(r["cmd_bytes"]),
+                r.get("depth", 1),  # runs before 2026-11-28 sent one at a time
                 _secs(o),
                 _secs(lio),
                 ratio(_get(lio, "seconds"), _get(o, "seconds")),

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sgloop: send a file of prepared SCSI commands to one SCSI generic node,
- * one at a time, each waited for, and print the seconds the loop took.
+ * sgloop: send a file of prepared SCSI commands to one SCSI generic node
+ * and print the seconds they took.
  *
- *	sgloop /dev/sgN COMMANDS
+ *	sgloop [-d DEPTH] /dev/sgN COMMANDS
  *
  * COMMANDS holds records of: one byte CDB length, the CDB, a 32-bit
- * little-endian data-out length, the data-out bytes.  A command that does
- * not end GOOD stops the loop: its index, status and sense go to stderr
- * and the exit status is 1.
+ * little-endian data-out length, the data-out bytes.  DEPTH (1 by default)
+ * commands are in flight at once, as an initiator's data mover keeps them:
+ * DEPTH threads, each with its own file descriptor, take the next command
+ * in file order as soon as their last one ends.  A command that does not
+ * end GOOD stops the run: its index, status and sense go to stderr and the
+ * exit status is 1.
  *
  * The benchmarks send commands from here rather than from Python: in the
  * emulated guest a Python SG_IO call costs as much as the fabric's own
@@ -16,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +31,7 @@
 #include <sys/stat.h>
 
 #define TIMEOUT_MS	120000
+#define MAX_DEPTH	64
 
 struct cmd {
 	unsigned char cdb[16];
@@ -73,55 +78,96 @@ static int load(const char *path, struct cmd **cmds, size_t *nr)
 	return 0;
 }
 
+static struct cmd *cmds;
+static size_t nr_cmds;
+static size_t next_cmd;		/* taken with __atomic_fetch_add */
+static int failed;
+
+/* One command; 0 if it ended GOOD, else what went wrong is on stderr. */
+static int send(int fd, size_t i)
+{
+	unsigned char sense[64];
+	struct sg_io_hdr h = {
+		.interface_id = 'S',
+		.dxfer_direction = cmds[i].data_len ? SG_DXFER_TO_DEV : SG_DXFER_NONE,
+		.cmd_len = cmds[i].cdb_len,
+		.mx_sb_len = sizeof(sense),
+		.dxfer_len = cmds[i].data_len,
+		.dxferp = cmds[i].data,
+		.cmdp = cmds[i].cdb,
+		.sbp = sense,
+		.timeout = TIMEOUT_MS,
+	};
+
+	if (ioctl(fd, SG_IO, &h) < 0) {
+		fprintf(stderr, "sgloop: command %zu: SG_IO: %s\n", i, strerror(errno));
+		return 1;
+	}
+	if (h.status || h.host_status || h.driver_status) {
+		fprintf(stderr, "sgloop: command %zu: status 0x%x host 0x%x driver 0x%x sense",
+			i, h.status, h.host_status, h.driver_status);
+		for (int b = 0; b < h.sb_len_wr; b++)
+			fprintf(stderr, " %02x", sense[b]);
+		fprintf(stderr, "\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* A sender: the next command until none are left or one has failed. */
+static void *sender(void *arg)
+{
+	int fd = *(int *)arg;
+
+	while (!__atomic_load_n(&failed, __ATOMIC_RELAXED)) {
+		size_t i = __atomic_fetch_add(&next_cmd, 1, __ATOMIC_RELAXED);
+
+		if (i >= nr_cmds)
+			break;
+		if (send(fd, i))
+			__atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	int fds[MAX_DEPTH], depth = 1, d;
+	pthread_t threads[MAX_DEPTH];
 	struct timespec t0, t1;
-	unsigned char sense[64];
-	struct cmd *cmds;
-	size_t nr, i;
-	int fd;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: sgloop /dev/sgN COMMANDS\n");
+	if (argc == 5 && !strcmp(argv[1], "-d")) {
+		depth = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc != 3 || depth < 1 || depth > MAX_DEPTH) {
+		fprintf(stderr, "usage: sgloop [-d DEPTH] /dev/sgN COMMANDS (DEPTH 1-%d)\n",
+			MAX_DEPTH);
 		return 2;
 	}
-	if (load(argv[2], &cmds, &nr)) {
+	if (load(argv[2], &cmds, &nr_cmds)) {
 		fprintf(stderr, "sgloop: %s: unreadable or malformed\n", argv[2]);
 		return 2;
 	}
-	fd = open(argv[1], O_RDWR);
-	if (fd < 0) {
-		fprintf(stderr, "sgloop: %s: %s\n", argv[1], strerror(errno));
-		return 2;
+	for (d = 0; d < depth; d++) {
+		fds[d] = open(argv[1], O_RDWR);
+		if (fds[d] < 0) {
+			fprintf(stderr, "sgloop: %s: %s\n", argv[1], strerror(errno));
+			return 2;
+		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < nr; i++) {
-		struct sg_io_hdr h = {
-			.interface_id = 'S',
-			.dxfer_direction = cmds[i].data_len ? SG_DXFER_TO_DEV : SG_DXFER_NONE,
-			.cmd_len = cmds[i].cdb_len,
-			.mx_sb_len = sizeof(sense),
-			.dxfer_len = cmds[i].data_len,
-			.dxferp = cmds[i].data,
-			.cmdp = cmds[i].cdb,
-			.sbp = sense,
-			.timeout = TIMEOUT_MS,
-		};
-
-		if (ioctl(fd, SG_IO, &h) < 0) {
-			fprintf(stderr, "sgloop: command %zu: SG_IO: %s\n", i, strerror(errno));
-			return 1;
+	for (d = 0; d < depth; d++)
+		if (pthread_create(&threads[d], NULL, sender, &fds[d])) {
+			fprintf(stderr, "sgloop: cannot start sender %d\n", d);
+			return 2;
 		}
-		if (h.status || h.host_status || h.driver_status) {
-			fprintf(stderr, "sgloop: command %zu: status 0x%x host 0x%x driver 0x%x sense",
-				i, h.status, h.host_status, h.driver_status);
-			for (int b = 0; b < h.sb_len_wr; b++)
-				fprintf(stderr, " %02x", sense[b]);
-			fprintf(stderr, "\n");
-			return 1;
-		}
-	}
+	for (d = 0; d < depth; d++)
+		pthread_join(threads[d], NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (failed)
+		return 1;
 	printf("%.6f\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
 }

@@ -209,6 +209,7 @@ CLONE = {
             "copy": "across",
             "method": "xcopy",
             "cmd_bytes": 4 << 20,
+            "depth": 4,
             "ours": copy(0.25, GiB, GiB),
             "lio": copy(20.0, GiB, 0),
         },
@@ -240,11 +241,12 @@ def clone_row(text, start):
 
 def test_clone_table_reports_ratios_host_and_sharing():
     text = render(DATA, THIN, CAW, CLONE)
-    assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB |") == [
+    assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB | 4 |") == [
         "xfs",
         "1 GiB",
         "across",
         "4 MiB",
+        "4",
         "0.25",
         "20.00",
         "80.00",
@@ -260,8 +262,8 @@ def test_clone_table_reports_ratios_host_and_sharing():
 def test_clone_failed_copy_is_never_a_time():
     text = render(DATA, THIN, CAW, CLONE)
     cells = clone_row(text, "| xfs | 1 GiB | across | 16 MiB |")
-    assert cells[4:7] == ["0.50", "failed", "n/a"]
-    assert cells[10] == "n/a"
+    assert cells[4:8] == ["1", "0.50", "failed", "n/a"]
+    assert cells[11] == "n/a"
     # host rows feed the host column, they are not rows of their own
     assert len([lio for lio in text.splitlines() if lio.startswith("| xfs |")]) == 2
 
@@ -281,8 +283,8 @@ def test_clone_runs_of_two_boots_keep_their_rows_and_dates():
     xfs = dict(CLONE, meta=dict(CLONE["meta"], date="2026-11-24 14:00 UTC"))
     text = render(clone=report.merge_clone([xfs, ext4]))
     assert "2026-11-24 14:00 UTC (ext4, xfs); 2026-11-24 15:00 UTC (ext4)" in text
-    assert clone_row(text, "| ext4 | 1 GiB | across | 4 MiB |")[4:7] == ["4.00", "6.00", "1.50"]
-    assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB |")[4:7] == ["0.25", "20.00", "80.00"]
+    assert clone_row(text, "| ext4 | 1 GiB | across | 4 MiB |")[5:8] == ["4.00", "6.00", "1.50"]
+    assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB |")[5:8] == ["0.25", "20.00", "80.00"]
 
 
 def test_clone_section_optional():
