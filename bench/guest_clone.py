@@ -1,8 +1,10 @@
 """Full-copy (EXTENDED COPY) benchmarks inside the VM: our backend against
-upstream LIO fileio on the same file system, in the same boot, over tcm_loop.
+upstream LIO (fileio, or iblock on the block store) on the same store, in
+the same boot, over tcm_loop.
 
-For each file system (XFS with reflink, ext4) on a RAM disk and each clone
-size, a source file of non-repeating data is copied
+For each store (a file on XFS with reflink or on ext4, on a RAM disk; or
+"block", each LUN a RAM disk of its own) and each clone size, a source of
+non-repeating data is copied
   across   from a LUN on the source file to a LUN on a new sparse file
   within   from the first half of a LUN to its (empty) second half
 with one EXTENDED COPY (LID1) per 4 MiB or 16 MiB, ESXi's sizes, 1, 4 or 8
@@ -40,7 +42,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 
 from guestlib import drop_caches, fs_on_brd, sh  # noqa: E402
-from rtslib_fb import FileIOStorageObject  # noqa: E402
+from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 from scsi import cdb_xcopy, clear_unit_attention, cscd_e4, naa_of, seg_b2b, xcopy_list  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
@@ -123,6 +125,10 @@ class Pattern:
 
 
 def punch(path, offset, length):
+    """The range emptied: a hole in a file, zeros on a RAM disk."""
+    if path.startswith("/dev/"):
+        sh("blkdiscard", "-f", "-z", "-o", str(offset), "-l", str(length), path)
+        return
     fd = os.open(path, os.O_WRONLY)
     try:
         if _libc.fallocate(fd, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, offset, length):
@@ -187,6 +193,12 @@ def rd_bytes(size):
     return 2 * size + max(512 * MiB, size // 8)
 
 
+def mem_needed(fs, size):
+    """Guest memory a block of fs and size takes: the block store's two RAM
+    disks fill as they are written (source, and both copies' destinations)."""
+    return (3 * size if fs == "block" else rd_bytes(size)) + MEM_HEADROOM
+
+
 def label(n):
     return f"{n // GiB} GiB" if n >= GiB and n % GiB == 0 else f"{n // MiB} MiB"
 
@@ -196,11 +208,18 @@ class Layout:
 
     across: LUN 0 on the source file, LUN 1 on a new sparse file of the same
     size.  within: one LUN on the source file grown to twice the size; the
-    copy goes from its first half to its second."""
+    copy goes from its first half to its second.  On the block store the
+    source is /dev/ram0 and the other RAM disk the destination across; each
+    is twice the size."""
 
     def __init__(self, copy, src, size):
         self.copy, self.src, self.size = copy, src, size
-        if copy == "across":
+        self.block = src.startswith("/dev/")
+        if self.block:
+            self.dst = "/dev/ram1" if copy == "across" else src
+            self.files = [src, self.dst] if copy == "across" else [src]
+            self.dst_off = 0 if copy == "across" else size
+        elif copy == "across":
             self.dst = os.path.join(os.path.dirname(src), "dst.img")
             with open(self.dst, "wb") as f:
                 f.truncate(size)
@@ -210,6 +229,8 @@ class Layout:
             self.files, self.dst, self.dst_off = [src], src, size
 
     def close(self):
+        if self.block:
+            return
         if self.copy == "across":
             os.unlink(self.dst)
         else:
@@ -232,6 +253,9 @@ def exported(who, files):
                 so = VaaiStorageObject(name, path=path)
                 sos.append(so)
                 so.set_attribute("emulate_write_cache", "0")
+            elif path.startswith("/dev/"):
+                so = BlockStorageObject(name, dev=path)
+                sos.append(so)
             else:
                 # write_back=False: O_DSYNC, write cache reported off
                 so = FileIOStorageObject(name, dev=path, size=os.path.getsize(path))
@@ -311,8 +335,18 @@ def host_copy(luns, layout):
     )
 
 
+@contextlib.contextmanager
+def ram_disks(nr, kib):
+    """/dev/ram0 .. ram<nr - 1> of kib KiB each, gone again afterwards."""
+    sh("modprobe", "brd", f"rd_nr={nr}", f"rd_size={kib}")
+    try:
+        yield
+    finally:
+        sh("rmmod", "brd")
+
+
 class Block:
-    """One file system and one size: every copy, by every side."""
+    """One store and one size: every copy, by every side."""
 
     def __init__(self, fs, size, cmds, depths, pattern):
         self.fs, self.size, self.cmds, self.pattern = fs, size, cmds, pattern
@@ -328,22 +362,27 @@ class Block:
         try:
             punch(layout.dst, layout.dst_off, layout.size)
             drop_caches()
-            blocks0, used0 = os.stat(layout.dst).st_blocks, fs_used(FS_MNT)
+            if not layout.block:
+                blocks0, used0 = os.stat(layout.dst).st_blocks, fs_used(FS_MNT)
             t0 = time.monotonic()
             inner = copy()  # the seconds it timed itself, if it did
             t1 = time.monotonic()
-            syncfs(FS_MNT)
+            if not layout.block:  # a RAM disk has no cache to write back
+                syncfs(FS_MNT)
             t2 = time.monotonic()
-            mapped, shared = extent_bytes(layout.dst, layout.dst_off, layout.size)
             copy_s = t1 - t0 if inner is None else inner
-            out = {
-                "seconds": copy_s + t2 - t1,
-                "sync_seconds": t2 - t1,
-                "allocated": (os.stat(layout.dst).st_blocks - blocks0) * 512,
-                "mapped": mapped,
-                "shared": shared,
-                "fs_used": fs_used(FS_MNT) - used0,
-            }
+            out = {"seconds": copy_s + t2 - t1, "sync_seconds": t2 - t1}
+            if layout.block:
+                out.update(allocated=None, mapped=None, shared=None, fs_used=None)
+                drop_caches()  # the copy wrote past the device's page cache
+            else:
+                mapped, shared = extent_bytes(layout.dst, layout.dst_off, layout.size)
+                out.update(
+                    allocated=(os.stat(layout.dst).st_blocks - blocks0) * 512,
+                    mapped=mapped,
+                    shared=shared,
+                    fs_used=fs_used(FS_MNT) - used0,
+                )
             self.pattern.check(layout.dst, layout.dst_off, layout.size)
             self.data_s += time.monotonic() - t0
         except (AssertionError, OSError, subprocess.CalledProcessError) as e:
@@ -351,18 +390,22 @@ class Block:
             why = getattr(e, "stderr", None) or str(e)
             print(f"{what}: FAILED: {why.strip()}", flush=True)
             return {"error": why.strip()}
-        print(
-            "{}: {:.2f} s, allocated {}, shared {}".format(
-                what, out["seconds"], label(out["allocated"]), label(out["shared"])
-            ),
-            flush=True,
+        space = (
+            ""
+            if layout.block
+            else ", allocated {}, shared {}".format(label(out["allocated"]), label(out["shared"]))
         )
+        print(f"{what}: {out['seconds']:.2f} s{space}", flush=True)
         return out
 
     def run(self):
         t0 = time.monotonic()
-        with fs_on_brd(FS_MNT, rd_bytes(self.size) // 1024, self.fs):
-            src = os.path.join(FS_MNT, "src.img")
+        if self.fs == "block":
+            store = ram_disks(2, 2 * self.size // 1024)
+        else:
+            store = fs_on_brd(FS_MNT, rd_bytes(self.size) // 1024, self.fs)
+        with store:
+            src = "/dev/ram0" if self.fs == "block" else os.path.join(FS_MNT, "src.img")
             t = time.monotonic()
             self.pattern.write(src, self.size)
             self.data_s += time.monotonic() - t
@@ -438,7 +481,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out", help="the JSON results file to write")
     p.add_argument("--sizes", default="1G,4G", help="clone sizes (default %(default)s)")
-    p.add_argument("--fs", default="xfs,ext4", help="file systems, in order (default %(default)s)")
+    p.add_argument("--fs", default="xfs,ext4,block", help="stores, in order (default %(default)s)")
     p.add_argument("--cmds", default="4M,16M", help="bytes per EXTENDED COPY (default %(default)s)")
     p.add_argument(
         "--depths", default="1,4,8", help="EXTENDED COPYs in flight (default %(default)s)"
@@ -464,8 +507,8 @@ def main():
         if size % unit:
             p.error(f"sizes must be multiples of {label(unit)}")
     for fs in fss:
-        if fs not in ("xfs", "ext4"):
-            p.error(f"file system {fs!r}: xfs or ext4")
+        if fs not in ("xfs", "ext4", "block"):
+            p.error(f"store {fs!r}: xfs, ext4 or block")
 
     pattern = Pattern()
     start = time.monotonic()
@@ -488,7 +531,7 @@ def main():
         for size in sizes:
             left = args.budget - (time.monotonic() - start)
             est = model[fs].estimate(size) if fs in model else None
-            need = rd_bytes(size) + MEM_HEADROOM
+            need = mem_needed(fs, size)
             why = None
             if fs in broken:
                 why = f"the {label(probe)} probe failed"

@@ -394,3 +394,19 @@ def test_merged_clock_checks_keep_the_worst():
     assert merged["meta"]["clock_check"] == {"moves": 15, "back_ns": 300, "skew_bound_ns": 20000}
     merged = report.merge_data([data_run("loop", "a", clock_check=one), data_run("iscsi", "b")])
     assert merged["meta"]["clock_check"] is None
+
+
+def test_clone_block_store_rows_have_no_space_columns():
+    """On the block store there is no file system to measure space in: the
+    space cells say so, the times and ratios are there."""
+    block = dict(copy(2.0, GiB, 0), allocated=None, mapped=None, shared=None, fs_used=None)
+    run = {
+        "meta": {"date": "2026-11-28 12:00 UTC", "budget_s": 900, "skipped": []},
+        "results": [
+            dict(CLONE["results"][0], fs="block", ours=block, lio=dict(block, seconds=8.0)),
+            dict(CLONE["results"][2], fs="block", ours=dict(block, seconds=4.0)),
+        ],
+    }
+    cells = clone_row(render(clone=run), "| block | 1 GiB | across | 4 MiB |")
+    assert cells[4:10] == ["4", "2.00", "8.00", "4.00", "4.00", "2.00"]
+    assert cells[10:] == ["n/a"] * 4
