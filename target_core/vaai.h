@@ -445,6 +445,7 @@ extern struct configfs_attribute vaai_tp_attr_soft_threshold;
 void vaai_tp_init(struct vaai_dev *vdev);
 void vaai_tp_exit(struct vaai_dev *vdev);
 void vaai_tp_check(struct vaai_dev *vdev);
+u8 vaai_tp_threshold(struct vaai_dev *vdev);
 u64 vaai_file_allocated(struct vaai_dev *vdev);
 
 /* vaai_ua.c */

@@ -76,15 +76,11 @@ void vaai_odx_snap_probe(struct vaai_dev *vdev)
  */
 int vaai_odx_snap_room(struct vaai_dev *vdev, u64 bytes)
 {
-	const struct se_dev_attrib *da = &vdev->dev.dev_attrib;
 	u64 held = atomic64_read(&vdev->odx.held) + bytes;
-	u8 pct = READ_ONCE(vdev->tp.threshold);
+	u8 pct = vaai_tp_threshold(vdev);
 	struct kstatfs st;
 	int ret;
 
-	/* a fully provisioned LUN has no threshold (vaai_tp_check()) */
-	if (!da->emulate_tpu && !da->emulate_tpws)
-		pct = 0;
 	ret = vfs_statfs(&vdev->file->f_path, &st);
 	if (ret)
 		return ret;

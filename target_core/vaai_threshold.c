@@ -56,6 +56,20 @@ static void vaai_tp_update(struct vaai_dev *vdev)
 	spin_unlock_irqrestore(&vdev->tp.lock, flags);
 }
 
+/*
+ * The soft threshold in force, percent; 0 where there is none: off, not a
+ * file store, or a fully provisioned LUN (THRESHOLD EXPONENT 0).
+ */
+u8 vaai_tp_threshold(struct vaai_dev *vdev)
+{
+	const struct se_dev_attrib *da = &vdev->dev.dev_attrib;
+
+	if (vdev->store != &vaai_file_ops ||
+	    (!da->emulate_tpu && !da->emulate_tpws))
+		return 0;
+	return READ_ONCE(vdev->tp.threshold);
+}
+
 static void vaai_tp_work(struct work_struct *work)
 {
 	vaai_tp_update(container_of(work, struct vaai_dev, tp.work));
@@ -79,12 +93,7 @@ void vaai_tp_exit(struct vaai_dev *vdev)
  */
 void vaai_tp_check(struct vaai_dev *vdev)
 {
-	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
-
-	if (!READ_ONCE(vdev->tp.threshold) || vdev->store != &vaai_file_ops)
-		return;
-	/* a fully provisioned LUN has no thresholds (THRESHOLD EXPONENT 0) */
-	if (!da->emulate_tpu && !da->emulate_tpws)
+	if (!vaai_tp_threshold(vdev))
 		return;
 	if (in_task())
 		vaai_tp_update(vdev);
