@@ -6,7 +6,9 @@ Every LUN test runs on both stores over tcm_loop; a stores marker narrows
 or widens that, on a module (`pytestmark = pytest.mark.stores("file")`) or
 on a test, where what it tests is settled before a store is reached.
 Store "xfs" is a file on XFS, where the file store does direct I/O while
-the write cache is off (the others' files live on tmpfs, which has none).
+the write cache is off and extents can be shared; "ext4" a file on ext4,
+direct I/O without sharing (the others' files live on tmpfs, which has
+neither).
 A test marked over_fabrics also runs on the file store over iSCSI and FC
 (VAAI_FABRICS=loop,iscsi,fc picks which; over_fabrics("iscsi"), which of
 them it needs): those that move data through the fabric and read it back,
@@ -177,7 +179,7 @@ def pytest_runtest_setup(item):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "stores(*names): run on these stores (file, bdev, xfs) only; on a "
+        "stores(*names): run on these stores (file, bdev, xfs, ext4) only; on a "
         "module (pytestmark) for all its tests, on a test for that test",
     )
     config.addinivalue_line(
@@ -229,27 +231,42 @@ def fabric_topologies():
     fabrics.close_all()
 
 
-@pytest.fixture(scope="session")
-def xfs_scratch():
-    """A directory on a 4 GiB XFS (on a loop device over a sparse tmpfs
-    file: room for a 1 GiB token beside its LUNs), for the session; the file
-    system is checked when it goes."""
-    image = os.path.join(SCRATCH, "xfs-scratch.img")
+def scratch_fs(name, mkfs, check):
+    """Yield a directory on a 4 GiB file system (on a loop device over a
+    sparse tmpfs file: room for a 1 GiB token beside its LUNs) made with
+    mkfs; check(device) runs once it is unmounted."""
+    image = os.path.join(SCRATCH, f"{name}-scratch.img")
     with open(image, "wb") as f:
         f.truncate(4 << 30)
     loop = sh("losetup", "--find", "--show", image).strip()
-    mnt = os.path.join(SCRATCH, "xfs")
+    mnt = os.path.join(SCRATCH, name)
     os.makedirs(mnt, exist_ok=True)
     try:
-        sh("mkfs.xfs", "-q", "-f", "-m", "reflink=1", loop)
+        sh(*mkfs, loop)
         sh("mount", loop, mnt)
         yield mnt
         sh("umount", mnt)
-        sh("xfs_repair", "-n", loop)
+        sh(*check, loop)
     finally:
         subprocess.run(["umount", mnt], capture_output=True, check=False)
         sh("losetup", "-d", loop)
         os.unlink(image)
+
+
+@pytest.fixture(scope="session")
+def xfs_scratch():
+    """A directory on XFS with reflink, for the session."""
+    yield from scratch_fs("xfs", ("mkfs.xfs", "-q", "-f", "-m", "reflink=1"), ("xfs_repair", "-n"))
+
+
+@pytest.fixture(scope="session")
+def ext4_scratch():
+    """A directory on ext4 (no shared extents), for the session."""
+    yield from scratch_fs("ext4", ("mkfs.ext4", "-q", "-F"), ("e2fsck", "-fn"))
+
+
+# the stores whose files live on a scratch file system of their own
+SCRATCH_FS = {"xfs": "xfs_scratch", "ext4": "ext4_scratch"}
 
 
 def current(so):
@@ -273,7 +290,8 @@ def make_lun(store, fabric, request):
     def make(
         size=64 * MiB, block_size=512, readonly=False, fill=None, beside=None, own_nexus=False
     ):
-        where = request.getfixturevalue("xfs_scratch") if store == "xfs" else SCRATCH
+        fs = SCRATCH_FS.get(store)
+        where = request.getfixturevalue(fs) if fs else SCRATCH
         backing = Backing(store, size, fill, precreate=readonly, where=where)
         made.append((None, backing, None, None))
         so = VaaiStorageObject(
