@@ -2,8 +2,8 @@
 store, and that nothing written after it reaches a WRITE USING TOKEN's
 destination.  On XFS with reflink the token's ranges were shared into a
 token file, and the copy gets the data as it was; on the block store and a
-file system that cannot share (the file store here is on tmpfs) a change
-to the ranges cancels the token, and the copy is refused with nothing
+file system that cannot share (ext4, and tmpfs under the file store) a
+change to the ranges cancels the token, and the copy is refused with nothing
 written.  Token files' extents are freed when the token goes, and what
 tokens may hold is bounded by the file system's room."""
 
@@ -47,7 +47,7 @@ from sense_codes import (
 )
 from thin import stat
 
-pytestmark = pytest.mark.stores("xfs", "file", "bdev")
+pytestmark = pytest.mark.stores("xfs", "ext4", "file", "bdev")
 
 GIB = 1 << 30
 N = 256  # blocks a token stands for in most tests: 128 KiB
