@@ -7,6 +7,7 @@ change to the ranges cancels the token, and the copy is refused with nothing
 written.  Token files' extents are freed when the token goes, and what
 tokens may hold is bounded by the file system's room."""
 
+import json
 import os
 import struct
 import time
@@ -379,13 +380,22 @@ def test_tokens_stay_under_the_soft_threshold(make_lun):
     assert held(lun) == 8 * MiB
 
 
+def keep_times(store, times):
+    """The two-host run's command times, for docs/odx.md."""
+    os.makedirs("build/odx", exist_ok=True)
+    path = f"build/odx/windows-{os.uname().release}-{store}.json"
+    with open(path, "w") as f:
+        json.dump({"store": store, "kernel": os.uname().release, "times_s": times}, f, indent=1)
+
+
 @pytest.mark.stores("xfs", "bdev")
 def test_two_hosts_copy_as_windows_does(make_lun, store, over_iscsi):
     """Windows' pattern from two hosts at once, one over tcm_loop and one
     over iSCSI, on one LUN: POPULATE TOKEN over 32 fragments, RECEIVE ROD
     TOKEN INFORMATION, the fragments' first blocks written again, then
-    WRITE USING TOKEN in 64 MiB pieces.  Each command's time is printed
-    (Windows allows 4 s): a benchmark, not a check."""
+    WRITE USING TOKEN in 64 MiB pieces.  Each command's time (Windows
+    allows 4 s) is printed and kept in build/odx/windows-KVER-STORE.json for
+    docs/odx.md: a benchmark, not a check."""
     lun = make_lun(size=GIB)  # sparse
     hosts = {"loop": lun.sg, "iscsi": over_iscsi(lun)}
     frag, piece = 4 * MiB // 512, 64 * MiB // 512
@@ -415,6 +425,7 @@ def test_two_hosts_copy_as_windows_does(make_lun, store, over_iscsi):
     with ThreadPoolExecutor(len(hosts)) as pool:
         done = dict(zip(hosts, pool.map(host, hosts)))
     print("\n".join(f"{n} {what}: {s:.3f} s" for n, what, s in times))
+    keep_times(store, times)
     for name, (token, results) in done.items():
         ranges, stamps, dest = plans[name]
         if store == "bdev":  # the writes cancelled the token
