@@ -217,7 +217,7 @@ bench: build/bench/sgloop
 	$(PYTHON) bench/report.py --data build/bench/results.json \
 		--profile build/bench/profile.json \
 		--durability build/bench/durability.json --metrics build/bench/metrics.json \
-		--thin build/bench/thin.json \
+		--odxcheck build/bench/odxcheck.json --thin build/bench/thin.json \
 		--caw build/bench/caw.json --clone build/bench/clone.json \
 		docs/benchmarks.md
 

@@ -9,7 +9,10 @@ and, on the file store when asked for (--side), ours-wb: vaai with the
 write cache on and io_mode=direct, so that like target_core_file's
 async_io it syncs no write (its writes are direct but not O_DSYNC); on
 both, ours-nostats: vaai with attrib/io_stats=0, which counts no I/O
-metrics (their cost: ours against it).
+metrics (their cost: ours against it), and ours-tokens: vaai with
+TOKENS change-vulnerable ODX tokens alive all along on blocks past the
+LUN_BYTES fio works on, so that every write is checked against them and
+none cancels them (what the check costs: ours-tokens against ours).
 Every LUN is exported over tcm_loop and over iSCSI (127.0.0.1, the esxi
 TPG profile, 128 commands per LUN) and driven with fio (libaio, O_DIRECT).
 Each round runs every workload on every side, rotating which side goes
@@ -30,9 +33,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 
 from guestlib import clock_check, clocksource, sh, xfs_on_brd  # noqa: E402
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
+from scsi import ROD_TYPE_PIT_VULNERABLE, expect_good, make_token, write_using_token  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_iscsi, export_loopback, find_disk, unexport  # noqa: E402
 
@@ -44,7 +49,10 @@ BENCH_IQN = "iqn.2026-11.org.vaai:bench"
 
 SIDES = {"file": ("ours", "lio", "lio-aio"), "bdev": ("ours", "lio")}
 # Run only when --side names them.
-EXTRA_SIDES = {"file": ("ours-wb", "ours-nostats"), "bdev": ("ours-nostats",)}
+EXTRA_SIDES = {
+    "file": ("ours-wb", "ours-nostats", "ours-tokens"),
+    "bdev": ("ours-nostats", "ours-tokens"),
+}
 # Every side each store can run.
 KNOWN_SIDES = {st: SIDES[st] + EXTRA_SIDES.get(st, ()) for st in SIDES}
 SIDE_TEXT = {
@@ -53,12 +61,25 @@ SIDE_TEXT = {
         "lio-aio": "target_core_file (write_back=0, async_io=1)",
         "ours-wb": "vaai (emulate_write_cache=1, io_mode=direct)",
         "ours-nostats": "vaai (io_stats=0)",
+        "ours-tokens": "vaai, change-vulnerable tokens alive",
     },
-    "bdev": {"lio": "target_core_iblock", "ours-nostats": "vaai (io_stats=0)"},
+    "bdev": {
+        "lio": "target_core_iblock",
+        "ours-nostats": "vaai (io_stats=0)",
+        "ours-tokens": "vaai, change-vulnerable tokens alive",
+    },
 }
 FABRICS = ("loop", "iscsi")
 # The RAM disks of the block store's sides (ram0 holds the file store's XFS).
-BDEVS = {"ours": "/dev/ram1", "lio": "/dev/ram2", "ours-nostats": "/dev/ram3"}
+BDEVS = {
+    "ours": "/dev/ram1",
+    "lio": "/dev/ram2",
+    "ours-nostats": "/dev/ram3",
+    "ours-tokens": "/dev/ram4",
+}
+# ours-tokens' tokens: how many, each of RANGES ranges of RANGE_BLOCKS
+# 512-byte blocks, all past the first LUN_BYTES (the LUN is twice that)
+TOKENS, RANGES, RANGE_BLOCKS = 16, 4, 2048
 
 
 def _workloads():
@@ -233,6 +254,9 @@ class Stores:
                 f"count={LUN_BYTES // MiB}",
                 "conv=fsync",
             )
+            if who == "ours-tokens":
+                # the tokens' half, never read or written by fio
+                os.truncate(path, 2 * LUN_BYTES)
             self.files[who] = path
         self.bdevs = {who: BDEVS[who] for who in bdev_sides}
         for dev in self.bdevs.values():
@@ -258,9 +282,11 @@ class Stores:
                 return so
             if who == "ours-nostats":
                 return _without_io_stats(VaaiStorageObject(name, path=path))
+            if who == "ours-tokens":
+                return VaaiStorageObject(name, path=path)
             return FileIOStorageObject(name, dev=path, size=LUN_BYTES, aio=who == "lio-aio")
         dev = self.bdevs[who]
-        if who == "ours":
+        if who in ("ours", "ours-tokens"):
             return VaaiStorageObject(name, path=dev)
         if who == "ours-nostats":
             return _without_io_stats(VaaiStorageObject(name, path=dev))
@@ -274,12 +300,46 @@ def _without_io_stats(so):
     return so
 
 
+def hold_tokens(disk):
+    """TOKENS change-vulnerable tokens of disk's blocks past LUN_BYTES,
+    alive for an hour unless a write to their ranges cancels them."""
+    first = LUN_BYTES // 512
+    tokens = []
+    for t in range(TOKENS):
+        ranges = [
+            (first + (t * RANGES + r) * 2 * RANGE_BLOCKS, RANGE_BLOCKS) for r in range(RANGES)
+        ]
+        tokens.append(
+            (
+                make_token(
+                    disk,
+                    ranges,
+                    list_id=0x7000 + t,
+                    timeout=3600,
+                    rtv=True,
+                    rod_type=ROD_TYPE_PIT_VULNERABLE,
+                ),
+                ranges[0],
+            )
+        )
+    return tokens
+
+
+def check_tokens(disk, tokens):
+    """Each of tokens still stands: a WRITE USING TOKEN of its first range,
+    to the gap after it, succeeds (a cancelled one would be refused)."""
+    for i, (token, (lba, n)) in enumerate(tokens):
+        expect_good(write_using_token(disk, token, [(lba + RANGE_BLOCKS, n)], 0x7100 + i))
+
+
 class Exported:
-    """A store's sides, exported over one fabric: who -> /dev/sdX."""
+    """A store's sides, exported over one fabric: who -> /dev/sdX; the
+    tokens of ours-tokens are made once it is, and checked at close."""
 
     def __init__(self, stores, store, fabric, sides=None):
         self.fabric = fabric
         self.sos, self.disks = {}, {}
+        self.tokens = None
         try:
             for i, who in enumerate(sides or SIDES[store]):
                 so = self.sos[who] = stores.make(store, who)
@@ -292,6 +352,10 @@ class Exported:
                 sh(INITIATOR, "login", BENCH_IQN)
                 for who, so in self.sos.items():
                     self.disks[who] = find_disk(so, "iscsi_tcp", target=BENCH_IQN)
+            if "ours-tokens" in self.disks:
+                # the disk is in sysfs before it can be opened
+                sh("udevadm", "settle")
+                self.tokens = hold_tokens(self.disks["ours-tokens"])
         except BaseException:
             self.close()
             raise
@@ -300,6 +364,11 @@ class Exported:
     def me():
         sh(INITIATOR, "start")
         return sh(INITIATOR, "name").strip()
+
+    def check(self):
+        """What ours-tokens measured stands only if its tokens lasted."""
+        if self.tokens:
+            check_tokens(self.disks["ours-tokens"], self.tokens)
 
     def close(self):
         if self.fabric == "iscsi":
@@ -322,6 +391,7 @@ def run_store(stores, store, fabric, sides, names, runtime, rounds):
                 per[workload].append(res)
                 iops = ", ".join(f"{who} {res[who]['iops']:.0f} IOPS" for who in sides)
                 print(f"{store} {fabric} {workload} round {r + 1}: {iops}", flush=True)
+        ex.check()
         return per
     finally:
         ex.close()
@@ -382,8 +452,8 @@ def main():
     }
     results = []
     names = args.only or list(WORKLOADS)
-    # ram0 holds the XFS of the file LUNs; ram1 to ram3 are the block LUNs
-    with xfs_on_brd(FS_MNT, fs_kib(len(sides["file"])), rd_nr=4):
+    # ram0 holds the XFS of the file LUNs; ram1 to ram4 are the block LUNs
+    with xfs_on_brd(FS_MNT, fs_kib(len(sides["file"])), rd_nr=5):
         stores = Stores(sides["file"], sides["bdev"])
         for fabric in args.fabric or FABRICS:
             for store in stores_run:
@@ -429,7 +499,8 @@ def pick_sides(chosen):
 
 def fs_kib(nr_files):
     """The XFS that holds nr_files LUN files, with a LUN's room to spare
-    (the default three sides: 1 GiB), in KiB."""
+    (the default three sides: 1 GiB), in KiB; ours-tokens' second half is
+    a hole, and a RAM disk of the block store at least twice a LUN."""
     return (max(nr_files, 3) + 1) * LUN_BYTES // 1024
 
 

@@ -4,6 +4,7 @@ guest_caw.py, guest_clone.py and guest_profile.py) into docs/benchmarks.md.
     report.py [--data RESULTS.json ...] [--boots RESULTS.json ...]
               [--profile PROFILE.json] [--gaps PROFILE.json ...]
               [--durability DURABILITY.json] [--metrics METRICS.json]
+              [--odxcheck ODXCHECK.json]
               [--thin THIN.json] [--caw CAW.json] [--clone CLONE.json ...] OUT.md
 
 OUT.md is written by hand but for its measured blocks, each between
@@ -34,7 +35,7 @@ from report_cells import (
 )
 from report_durability import render_durability
 from report_events import render_events
-from report_metrics import render_metrics
+from report_metrics import render_metrics, render_odxcheck
 from report_profile import render_gaps, render_profile
 
 DATA = (
@@ -322,6 +323,7 @@ SECTIONS = (
     "gaps",
     "durability",
     "metrics",
+    "odxcheck",
     "thin",
     "caw",
     "clone",
@@ -347,6 +349,7 @@ def render(
     profile=None,
     durability=None,
     metrics=None,
+    odxcheck=None,
     boots=None,
     gaps=None,
 ):
@@ -359,6 +362,7 @@ def render(
         ("gaps", gaps, render_gaps),
         ("durability", durability, render_durability),
         ("metrics", metrics, render_metrics),
+        ("odxcheck", odxcheck, render_odxcheck),
         ("thin", thin, render_thin),
         ("caw", caw, render_caw),
         ("clone", clone, render_clone),

@@ -99,3 +99,46 @@ def test_the_io_stats_0_side_runs_on_both_stores_when_named():
         "bdev": ("ours", "ours-nostats"),
     }
     assert set(guest_bench.BDEVS) == set(guest_bench.KNOWN_SIDES["bdev"])
+
+
+def test_the_token_check_is_ours_with_tokens_against_ours():
+    data = {
+        "meta": DATA["meta"],
+        "results": [
+            {
+                "store": "bdev",
+                "fabric": "loop",
+                "workload": "4k-randwrite-qd32",
+                "ours": side(1000, 300.0, 80.0),
+                "ours-tokens": side(990, 303.0, 82.0),
+                "rounds": [
+                    {"ours": side(1000, 0), "ours-tokens": side(970, 0)},
+                    {"ours": side(1000, 0), "ours-tokens": side(1020, 0)},
+                ],
+            }
+        ],
+    }
+    text = report_metrics.render_odxcheck(data)
+    assert "| IOPS tokens | IOPS no token |" in text
+    assert cells(text, "block store (RAM disk)") == [
+        ["4k-randwrite-qd32", "990", "1000", "0.99", "0.97-1.02", "82", "80", "303", "300", "1.01"]
+    ]
+    assert "--side ours --side ours-tokens \\\n" in text
+    assert "bench/report.py --odxcheck build/bench/odxcheck.json" in text
+    page = "<!-- section:odxcheck -->\nold\n<!-- /section:odxcheck -->\n"
+    assert "| 4k-randwrite-qd32 | 990 |" in report.render(page, odxcheck=data)
+    del data["results"][0]["ours-tokens"]
+    with pytest.raises(SystemExit, match="needs ours-tokens and ours"):
+        report_metrics.render_odxcheck(data)
+
+
+def test_the_tokens_side_has_a_ram_disk_of_its_own_and_tokens_past_fio():
+    assert guest_bench.pick_sides(["ours", "ours-tokens"]) == {
+        "file": ("ours", "ours-tokens"),
+        "bdev": ("ours", "ours-tokens"),
+    }
+    assert len(set(guest_bench.BDEVS.values())) == len(guest_bench.BDEVS)
+    # the last token's last range ends within the second LUN_BYTES
+    b = guest_bench
+    end = (b.LUN_BYTES // 512) + ((b.TOKENS * b.RANGES - 1) * 2 + 1) * b.RANGE_BLOCKS
+    assert end * 512 <= 2 * b.LUN_BYTES
