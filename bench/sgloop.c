@@ -3,15 +3,17 @@
  * sgloop: send a file of prepared SCSI commands to one SCSI generic node
  * and print the seconds they took.
  *
- *	sgloop [-d DEPTH] /dev/sgN COMMANDS
+ *	sgloop [-d DEPTH] [-t SECONDS] /dev/sgN COMMANDS
  *
  * COMMANDS holds records of: one byte CDB length, the CDB, a 32-bit
  * little-endian data-out length, the data-out bytes.  DEPTH (1 by default)
  * commands are in flight at once, as an initiator's data mover keeps them:
  * DEPTH threads, each with its own file descriptor, take the next command
- * in file order as soon as their last one ends.  A command that does not
- * end GOOD stops the run: its index, status and sense go to stderr and the
- * exit status is 1.
+ * in file order as soon as their last one ends.  With -t the file is sent
+ * over and over until SECONDS have passed (a stream beside something
+ * measured), and the commands sent are printed after the seconds.  A
+ * command that does not end GOOD stops the run: its index, status and
+ * sense go to stderr and the exit status is 1.
  *
  * The benchmarks send commands from here rather than from Python: in the
  * emulated guest a Python SG_IO call costs as much as the fabric's own
@@ -82,6 +84,8 @@ static struct cmd *cmds;
 static size_t nr_cmds;
 static size_t next_cmd;		/* taken with __atomic_fetch_add */
 static int failed;
+static struct timespec deadline;	/* with -t: when to stop */
+static int timed;
 
 /* One command; 0 if it ended GOOD, else what went wrong is on stderr. */
 static int send(int fd, size_t i)
@@ -114,7 +118,18 @@ static int send(int fd, size_t i)
 	return 0;
 }
 
-/* A sender: the next command until none are left or one has failed. */
+static int past(const struct timespec *t)
+{
+	struct timespec n;
+
+	clock_gettime(CLOCK_MONOTONIC, &n);
+	return n.tv_sec > t->tv_sec || (n.tv_sec == t->tv_sec && n.tv_nsec >= t->tv_nsec);
+}
+
+/*
+ * A sender: the next command until none are left (with -t: until the
+ * time is up, round the file again) or one has failed.
+ */
 static void *sender(void *arg)
 {
 	int fd = *(int *)arg;
@@ -122,9 +137,9 @@ static void *sender(void *arg)
 	while (!__atomic_load_n(&failed, __ATOMIC_RELAXED)) {
 		size_t i = __atomic_fetch_add(&next_cmd, 1, __ATOMIC_RELAXED);
 
-		if (i >= nr_cmds)
+		if (timed ? past(&deadline) : i >= nr_cmds)
 			break;
-		if (send(fd, i))
+		if (send(fd, i % nr_cmds))
 			__atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
@@ -132,32 +147,44 @@ static void *sender(void *arg)
 
 int main(int argc, char **argv)
 {
-	int fds[MAX_DEPTH], depth = 1, d;
+	int fds[MAX_DEPTH], depth = 1, d, opt;
 	pthread_t threads[MAX_DEPTH];
 	struct timespec t0, t1;
+	double seconds = 0;
 
-	if (argc == 5 && !strcmp(argv[1], "-d")) {
-		depth = atoi(argv[2]);
-		argc -= 2;
-		argv += 2;
+	while ((opt = getopt(argc, argv, "d:t:")) != -1) {
+		switch (opt) {
+		case 'd':
+			depth = atoi(optarg);
+			break;
+		case 't':
+			seconds = atof(optarg);
+			timed = 1;
+			break;
+		default:
+			goto usage;
+		}
 	}
-	if (argc != 3 || depth < 1 || depth > MAX_DEPTH) {
-		fprintf(stderr, "usage: sgloop [-d DEPTH] /dev/sgN COMMANDS (DEPTH 1-%d)\n",
-			MAX_DEPTH);
-		return 2;
-	}
-	if (load(argv[2], &cmds, &nr_cmds)) {
-		fprintf(stderr, "sgloop: %s: unreadable or malformed\n", argv[2]);
+	if (argc - optind != 2 || depth < 1 || depth > MAX_DEPTH || (timed && seconds <= 0))
+		goto usage;
+	if (load(argv[optind + 1], &cmds, &nr_cmds) || !nr_cmds) {
+		fprintf(stderr, "sgloop: %s: unreadable, malformed or empty\n", argv[optind + 1]);
 		return 2;
 	}
 	for (d = 0; d < depth; d++) {
-		fds[d] = open(argv[1], O_RDWR);
+		fds[d] = open(argv[optind], O_RDWR);
 		if (fds[d] < 0) {
-			fprintf(stderr, "sgloop: %s: %s\n", argv[1], strerror(errno));
+			fprintf(stderr, "sgloop: %s: %s\n", argv[optind], strerror(errno));
 			return 2;
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	deadline.tv_sec = t0.tv_sec + (time_t)seconds;
+	deadline.tv_nsec = t0.tv_nsec + (long)((seconds - (time_t)seconds) * 1e9);
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
 	for (d = 0; d < depth; d++)
 		if (pthread_create(&threads[d], NULL, sender, &fds[d])) {
 			fprintf(stderr, "sgloop: cannot start sender %d\n", d);
@@ -168,6 +195,13 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (failed)
 		return 1;
-	printf("%.6f\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	printf("%.6f", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (timed)	/* each sender took one index past the last it sent */
+		printf(" %zu", next_cmd - depth);
+	printf("\n");
 	return 0;
+usage:
+	fprintf(stderr, "usage: sgloop [-d DEPTH] [-t SECONDS] /dev/sgN COMMANDS (DEPTH 1-%d)\n",
+		MAX_DEPTH);
+	return 2;
 }
