@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
 
-from guestlib import drop_caches, fs_on_brd, sh  # noqa: E402
+from guestlib import drop_caches, fs_on_brd, sgloop, sh  # noqa: E402
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 from scsi import cdb_xcopy, clear_unit_attention, cscd_e4, naa_of, seg_b2b, xcopy_list  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
@@ -53,7 +53,6 @@ GiB = 1 << 30
 FS_MNT = "/run/vaai-clone"
 HOST_BS = 4 * MiB  # the host-side copy's READ and WRITE size
 MEM_HEADROOM = GiB  # guest memory left over beside the RAM disk
-SGLOOP = os.path.join(HERE, "..", "build", "bench", "sgloop")  # bench/sgloop.c
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
@@ -278,35 +277,20 @@ def exported(who, files):
             so.delete()
 
 
-def sgloop(sg, cmds, depth=1):
-    """Send [(cdb, data-out)] through bench/sgloop.c, depth of them in
-    flight: the seconds they took, by its own clock."""
-    path = "/run/vaai-sgloop.cmds"
-    with open(path, "wb") as f:
-        f.writelines(
-            struct.pack("<B", len(cdb)) + cdb + struct.pack("<I", len(data)) + data
-            for cdb, data in cmds
-        )
-    try:
-        return float(sh(SGLOOP, "-d", str(depth), sg, path))
-    finally:
-        os.unlink(path)
-
-
-def xcopy_cmds(src, dst, cmd_bytes, nbytes, dst_off=0):
-    """EXTENDED COPY commands as ESXi sends them: one per cmd_bytes of the
-    first nbytes of src, to dst at dst_off, each naming both LUNs by
+def xcopy_cmds(src, dst, cmd_bytes, nbytes, dst_off=0, src_off=0):
+    """EXTENDED COPY commands as ESXi sends them: one per cmd_bytes of
+    nbytes of src from src_off, to dst at dst_off, each naming both LUNs by
     identification CSCD descriptors and holding one block-to-block segment."""
     bs = src.block_size
     per_cmd = cmd_bytes // bs
     if not 0 < per_cmd <= 0xFFFF:
         raise ValueError(f"NUMBER OF BLOCKS is 16 bits: {per_cmd}")
     cscds = [cscd_e4(src.naa, bs), cscd_e4(dst.naa, dst.block_size)]
-    nblocks, dst_lba = nbytes // bs, dst_off // bs
+    nblocks, src_lba, dst_lba = nbytes // bs, src_off // bs, dst_off // bs
     cmds = []
     for lba in range(0, nblocks, per_cmd):
         n = min(per_cmd, nblocks - lba)
-        params = xcopy_list(cscds, [seg_b2b(0, 1, n, lba, dst_lba + lba)])
+        params = xcopy_list(cscds, [seg_b2b(0, 1, n, src_lba + lba, dst_lba + lba)])
         cmds.append((cdb_xcopy(len(params)), params))
     return cmds
 

@@ -3,8 +3,13 @@ and the file systems on RAM disks that their backing files live on."""
 
 import contextlib
 import os
+import struct
 import subprocess
 import time
+
+BUILT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench")
+SGLOOP = os.path.join(BUILT, "sgloop")  # bench/sgloop.c
+HEARTBEAT = os.path.join(BUILT, "heartbeat")  # bench/heartbeat.c
 
 # mkfs per file system.  XFS with reflink (Debian 12's default, spelt out
 # because the full-copy benchmark depends on it).  ext4 with one inode per
@@ -26,6 +31,26 @@ MKFS = {
 
 def sh(*argv):
     return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+
+def cmd_file(path, cmds):
+    """[(cdb, data-out)] written to path as bench/sgloop.c reads them."""
+    with open(path, "wb") as f:
+        f.writelines(
+            struct.pack("<B", len(cdb)) + cdb + struct.pack("<I", len(data)) + data
+            for cdb, data in cmds
+        )
+    return path
+
+
+def sgloop(sg, cmds, depth=1):
+    """Send [(cdb, data-out)] through bench/sgloop.c, depth of them in
+    flight: the seconds they took, by its own clock."""
+    path = cmd_file("/run/vaai-sgloop.cmds", cmds)
+    try:
+        return float(sh(SGLOOP, "-d", str(depth), sg, path))
+    finally:
+        os.unlink(path)
 
 
 def clocksource():
