@@ -197,10 +197,15 @@ demo: deps
 	tests/vm/run.py --kver $(KERNELRELEASE) --log build/vm/demo-console.log \
 		-- tests/vm/guest-demo.sh
 
-# The benchmarks' command sender (bench/sgloop.c), run inside the guest.
+# The benchmarks' command senders (bench/sgloop.c, bench/heartbeat.c), run
+# inside the guest.
 build/bench/sgloop: bench/sgloop.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -pthread -o $@ $<
+
+build/bench/heartbeat: bench/heartbeat.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 # The guest's clock is the TSC: without these the guest kernel finds QEMU's
 # TSCs unsynchronized and reads the emulated HPET, each read a trap to the
@@ -208,7 +213,7 @@ build/bench/sgloop: bench/sgloop.c
 # On the kernel docs/benchmarks.md's figures were measured on, as make test.
 BENCH_KERNEL ?= $(TEST_KERNEL)
 
-bench: build/bench/sgloop
+bench: build/bench/sgloop build/bench/heartbeat
 	tests/vm/deps.sh bench
 	$(MAKE) module KERNELRELEASE=$(BENCH_KERNEL)
 	tests/vm/run.py --kver $(BENCH_KERNEL) --mem 12G \
