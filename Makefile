@@ -223,7 +223,8 @@ bench: build/bench/sgloop build/bench/heartbeat
 		--profile build/bench/profile.json \
 		--durability build/bench/durability.json --metrics build/bench/metrics.json \
 		--odxcheck build/bench/odxcheck.json --thin build/bench/thin.json \
-		--caw build/bench/caw.json --clone build/bench/clone.json \
+		--caw build/bench/caw.json --ats build/bench/ats.json \
+		--clone build/bench/clone.json \
 		docs/benchmarks.md
 
 # The power-cut harness (tests/powercut, docs/testing.md): a guest serving

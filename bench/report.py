@@ -1,11 +1,13 @@
 """Render bench results (JSON from guest_bench.py, guest_thin.py,
-guest_caw.py, guest_clone.py and guest_profile.py) into docs/benchmarks.md.
+guest_caw.py, guest_ats.py, guest_clone.py and guest_profile.py) into
+docs/benchmarks.md.
 
     report.py [--data RESULTS.json ...] [--boots RESULTS.json ...]
               [--profile PROFILE.json] [--gaps PROFILE.json ...]
               [--durability DURABILITY.json] [--metrics METRICS.json]
               [--odxcheck ODXCHECK.json]
-              [--thin THIN.json] [--caw CAW.json] [--clone CLONE.json ...] OUT.md
+              [--thin THIN.json] [--caw CAW.json] [--ats ATS.json]
+              [--clone CLONE.json ...] OUT.md
 
 OUT.md is written by hand but for its measured blocks, each between
 <!-- section:NAME --> and <!-- /section:NAME -->: each section given is
@@ -22,6 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from report_ats import render_ats
 from report_boots import render_boots
 from report_cells import (
     FABRIC_TITLE,
@@ -326,6 +329,7 @@ SECTIONS = (
     "odxcheck",
     "thin",
     "caw",
+    "ats",
     "clone",
 )
 
@@ -352,6 +356,7 @@ def render(
     odxcheck=None,
     boots=None,
     gaps=None,
+    ats=None,
 ):
     """page with the blocks of the sections given rendered anew; the rest
     of it, prose and other blocks, as it was."""
@@ -365,6 +370,7 @@ def render(
         ("odxcheck", odxcheck, render_odxcheck),
         ("thin", thin, render_thin),
         ("caw", caw, render_caw),
+        ("ats", ats, render_ats),
         ("clone", clone, render_clone),
     ):
         if not d:

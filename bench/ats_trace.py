@@ -1,0 +1,136 @@
+"""Where a heartbeat's time goes, from the kernel's own tracepoints: for
+every COMPARE AND WRITE the initiator sends over tcm_loop,
+  scsi:scsi_dispatch_cmd_start     the initiator's SCSI layer hands it down
+  target:target_sequencer_start    LIO core has its CDB (tcm_loop does that
+                                   in the dispatching context)
+  kprobe ats_execute_ours/_lio     the backend's COMPARE AND WRITE starts:
+                                   ours vaai_caw_execute, LIO's
+                                   sbc_compare_and_write
+  target:target_cmd_complete       LIO core sends the status back
+  scsi:scsi_dispatch_cmd_done      the initiator's SCSI layer has it back
+the tracepoints filtered to opcode 89h, in the mono trace clock (one clock
+for every CPU).  Heartbeats are one at a time, so the n-th event of each
+kind is the n-th beat's.  The phases of a beat:
+  to_target   dispatch to LIO's CDB: the fabric's submission
+  queued      LIO's CDB to the backend's start: LIO's per-CPU submission
+              queue, behind the commands queued before it
+  in_backend  the backend's start to LIO's status: range lock, read,
+              compare, write, and LIO's completion work
+  back        the status to the initiator's SCSI layer
+Used by guest_ats.py --trace, inside the guest."""
+
+import os
+import re
+
+TRACING = "/sys/kernel/tracing"
+EVENTS = (
+    "scsi/scsi_dispatch_cmd_start",
+    "target/target_sequencer_start",
+    "kprobes/ats_execute_ours",
+    "kprobes/ats_execute_lio",
+    "target/target_cmd_complete",
+    "scsi/scsi_dispatch_cmd_done",
+)
+# the backends' COMPARE AND WRITE entries; each fires only for its own
+# backend's commands, so a beat has one of the two
+PROBES = {
+    "ats_execute_ours": "target_core_vaai:vaai_caw_execute",
+    "ats_execute_lio": "target_core_mod:sbc_compare_and_write",
+}
+PHASES = ("to_target", "queued", "in_backend", "back")
+NAMES = tuple(ev.split("/")[1] for ev in EVENTS)
+# "  <task>-<pid> [cpu] flags  <seconds>: <event>: ..."
+_LINE = re.compile(r"\s(\d+\.\d+): (" + "|".join(NAMES) + r"):")
+
+
+def _write(path, text):
+    with open(os.path.join(TRACING, path), "w") as f:
+        f.write(text)
+
+
+def _probe(line):
+    """Add or remove one kprobe event, leaving the others (Python's append
+    mode seeks to the end, which kprobe_events refuses)."""
+    fd = os.open(os.path.join(TRACING, "kprobe_events"), os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+class Trace:
+    """The events, set up once (Trace(), with no I/O running: switching a
+    tracepoint or a kprobe on or off rewrites kernel text, which under the
+    emulator's heavy I/O once locked a CPU up) and recorded between
+    start() and stop(), which switch only the ring buffer; close() takes
+    them down again, also with no I/O running."""
+
+    def __init__(self):
+        _write("tracing_on", "0")
+        _write("trace_clock", "mono")
+        _write("buffer_size_kb", "8192")
+        for name, where in PROBES.items():
+            _probe(f"p:kprobes/{name} {where}")
+        for ev in EVENTS:
+            if not ev.startswith("kprobes/"):
+                _write(f"events/{ev}/filter", "opcode == 0x89")
+            _write(f"events/{ev}/enable", "1")
+
+    def start(self):
+        _write("trace", "")  # empties the buffer
+        _write("tracing_on", "1")
+
+    def stop(self):
+        """The beats recorded since start(): [{phase: µs}]."""
+        _write("tracing_on", "0")
+        with open(os.path.join(TRACING, "trace")) as f:
+            return phases(f.read())
+
+    def close(self):
+        for ev in EVENTS:
+            _write(f"events/{ev}/enable", "0")
+            if not ev.startswith("kprobes/"):
+                _write(f"events/{ev}/filter", "0")
+        for name in PROBES:
+            _probe(f"-:kprobes/{name}")
+        _write("trace", "")
+
+
+def phases(text):
+    """[{phase: µs}] per beat, from the trace's text."""
+    seen = {name: [] for name in NAMES}
+    for m in _LINE.finditer(text):
+        seen[m.group(2)].append(float(m.group(1)))
+    # one side's heartbeat: its own backend's entry, none of the other's
+    execute = seen["ats_execute_ours"] or seen["ats_execute_lio"]
+    if seen["ats_execute_ours"] and seen["ats_execute_lio"]:
+        raise ValueError("the trace holds both sides' COMPARE AND WRITEs")
+    order = (
+        seen["scsi_dispatch_cmd_start"],
+        seen["target_sequencer_start"],
+        execute,
+        seen["target_cmd_complete"],
+        seen["scsi_dispatch_cmd_done"],
+    )
+    out = []
+    # the n-th of each is one beat, if each follows the one before
+    for t in zip(*order):
+        if list(t) != sorted(t):
+            raise ValueError("the trace's events are not one beat at a time")
+        out.append({ph: (t[i + 1] - t[i]) * 1e6 for i, ph in enumerate(PHASES)})
+    return out
+
+
+def summary(beats):
+    """For the beats, each phase's p50 and p99 in µs, and over the slowest
+    1 % of beats (at least one) each phase's mean: where a slow beat went."""
+    if not beats:
+        return None
+    out = {}
+    for ph in PHASES:
+        vals = sorted(b[ph] for b in beats)
+        out[ph] = {"p50_us": vals[len(vals) // 2], "p99_us": vals[int(0.99 * (len(vals) - 1))]}
+    slow = sorted(beats, key=lambda b: sum(b.values()))[-max(1, len(beats) // 100) :]
+    for ph in PHASES:
+        out[ph]["slowest_mean_us"] = sum(b[ph] for b in slow) / len(slow)
+    return out

@@ -1,0 +1,321 @@
+"""ATS heartbeats beside streams, inside the VM: what a VMFS heartbeat
+waits while the same host streams VM I/O to the LUN, ours against
+upstream LIO on the same store, in the same boot, over tcm_loop.
+
+A heartbeat (bench/heartbeat.c) is a single-block COMPARE AND WRITE of one
+block every 10 ms, timed in C.  Beside it, on blocks from 64 MiB on, one of
+these streams runs on the same LUN:
+  idle            nothing
+  seq1m-qd4/32    1 MiB sequential writes, 4 or 32 in flight (fio)
+  rand4k-qd32     4 KiB random writes, 32 in flight (fio)
+  ws1m-qd4        WRITE SAME (16) of zeroes, 1 MiB each, 4 in flight, as
+                  VMFS eager-zeroes (bench/sgloop.c)
+  xcopy4m-qd4     EXTENDED COPY of 4 MiB within the LUN, 4 in flight, as
+                  ESXi's data mover clones (bench/sgloop.c)
+Stores: a file on XFS on a RAM disk, written in full first (ours with the
+write cache off: direct I/O; LIO target_core_file, write_back=0), and a
+RAM disk each (ours; LIO target_core_iblock).  Each round runs every
+stream on both sides, rotating which goes first; after each point the
+heartbeat block must hold the count of beats that ended GOOD.
+
+    guest_ats.py OUT.json [--rounds 3] [--seconds 10] [--store file|block]
+                          [--stream NAME] [--trace]
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "guest"))
+
+import ats_trace  # noqa: E402
+from guest_clone import Lun, xcopy_cmds  # noqa: E402
+from guestlib import HEARTBEAT, SGLOOP, clocksource, cmd_file, sh, xfs_on_brd  # noqa: E402
+from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
+from scsi import cdb_write_same16, clear_unit_attention, naa_of, read_blocks  # noqa: E402
+from vaai import VaaiStorageObject  # noqa: E402
+from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
+
+MiB = 1 << 20
+LUN_BYTES = 512 * MiB
+BEAT_LBA = 2048  # the heartbeat's block, 1 MiB in
+STREAM_OFF = 64 * MiB  # where the streams work, to the LUN's end
+FS_MNT = "/run/vaai-ats"
+BDEVS = {"ours": "/dev/ram1", "lio": "/dev/ram2"}
+SIDES = ("ours", "lio")
+SIDE_TEXT = {
+    "file": {"ours": "vaai (write cache off)", "lio": "target_core_file (write_back=0)"},
+    "block": {"ours": "vaai", "lio": "target_core_iblock"},
+}
+
+
+def fio_stream(rw, bs, qd):
+    def argv(disk, seconds):
+        return [
+            "fio",
+            "--name=stream",
+            f"--filename={disk}",
+            "--ioengine=libaio",
+            "--direct=1",
+            f"--rw={rw}",
+            f"--bs={bs}",
+            f"--iodepth={qd}",
+            f"--offset={STREAM_OFF}",
+            f"--size={LUN_BYTES - STREAM_OFF}",
+            "--randrepeat=0",
+            "--norandommap",
+            "--time_based",
+            f"--runtime={seconds}",
+            "--output-format=json",
+        ]
+
+    return ("fio", argv)
+
+
+def sg_stream(make_cmds, qd):
+    """A stream of prepared commands that sgloop sends over and over."""
+    return ("sg", (make_cmds, qd))
+
+
+def write_same_cmds(lun):
+    """WRITE SAME (16) of zeroes, 1 MiB each, from STREAM_OFF on."""
+    per = MiB // lun.block_size
+    return [
+        (cdb_write_same16(lba, per), bytes(lun.block_size))
+        for lba in range(STREAM_OFF // lun.block_size, LUN_BYTES // lun.block_size, per)
+    ]
+
+
+def xcopy_within(lun):
+    """4 MiB EXTENDED COPYs from the first half of [STREAM_OFF, end) to
+    its second half."""
+    half = (LUN_BYTES - STREAM_OFF) // 2
+    return xcopy_cmds(lun, lun, 4 * MiB, half, STREAM_OFF + half, STREAM_OFF)
+
+
+STREAMS = {
+    "idle": None,
+    "seq1m-qd4": fio_stream("write", "1m", 4),
+    "seq1m-qd32": fio_stream("write", "1m", 32),
+    "rand4k-qd32": fio_stream("randwrite", "4k", 32),
+    "ws1m-qd4": sg_stream(write_same_cmds, 4),
+    "xcopy4m-qd4": sg_stream(xcopy_within, 4),
+}
+
+
+class Stream:
+    """One of STREAMS running on lun for seconds: start(), then mbps()
+    once it has ended (bytes moved per second by its own count)."""
+
+    def __init__(self, name, lun, seconds):
+        self.kind, self.how = STREAMS[name] or (None, None)
+        self.lun, self.seconds, self.proc, self.cmds = lun, seconds, None, None
+        if self.kind == "sg":
+            make, self.qd = self.how
+            self.cmds = make(lun)
+            self.path = cmd_file(f"/run/vaai-ats-{name}.cmds", self.cmds)
+
+    def start(self):
+        if self.kind == "fio":
+            argv = self.how(self.lun.disk, self.seconds)
+        elif self.kind == "sg":
+            argv = [SGLOOP, "-d", str(self.qd), "-t", str(self.seconds), self.lun.sg, self.path]
+        else:
+            return
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+
+    def mbps(self):
+        if not self.proc:
+            return None
+        out = self.proc.communicate(timeout=self.seconds + 120)[0]
+        if self.proc.returncode:
+            raise RuntimeError(f"the stream failed: {self.proc.args}")
+        if self.kind == "fio":
+            return json.loads(out)["jobs"][0]["write"]["bw_bytes"] / 1e6
+        secs, sent = out.split()
+        per_cmd = _bytes_per_cmd(self.cmds[0])
+        return int(sent) * per_cmd / float(secs) / 1e6
+
+    def close(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.cmds:
+            os.unlink(self.path)
+
+
+def _bytes_per_cmd(cmd):
+    """What one of a stream's commands writes: WRITE SAME's NUMBER OF
+    LOGICAL BLOCKS, or an EXTENDED COPY segment's."""
+    cdb, data = cmd
+    if cdb[0] == 0x93:
+        return struct.unpack_from(">I", cdb, 10)[0] * 512
+    # LID1 list: 16-byte header, the CSCDs, then the segment; its NUMBER OF
+    # BLOCKS is bytes 10-11 of a block-to-block descriptor
+    cscd_len = struct.unpack_from(">H", data, 2)[0]
+    return struct.unpack_from(">H", data, 16 + cscd_len + 10)[0] * 512
+
+
+def counter(lun):
+    return struct.unpack_from("<Q", read_blocks(lun.sg, BEAT_LBA, 1, 512).data)[0]
+
+
+def point(lun, stream, seconds, trace=None):
+    """The heartbeat's figures beside stream: beats, p50/p99/max in µs, the
+    stream's MB/s, and with trace (an ats_trace.Trace) where the beats'
+    time went.  The block must count every beat."""
+    before = counter(lun)
+    st = Stream(stream, lun, seconds + 2)
+    try:
+        st.start()
+        if st.proc:
+            time.sleep(1)  # the stream under way
+        if trace:
+            trace.start()
+        proc = subprocess.run(
+            [HEARTBEAT, "-t", str(seconds), lun.sg, str(BEAT_LBA)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        beats = trace.stop() if trace else None
+        if proc.returncode:
+            raise RuntimeError(f"heartbeat failed: {proc.stderr.strip()}")
+        mbps = st.mbps()
+    finally:
+        st.close()
+    lat = sorted(float(x) for x in proc.stdout.split())
+    if counter(lun) != before + len(lat):
+        raise RuntimeError(f"the heartbeat block lost a beat: {before} + {len(lat)}")
+    out = {
+        "beats": len(lat),
+        "p50_us": lat[len(lat) // 2],
+        "p99_us": lat[int(0.99 * (len(lat) - 1))],
+        "max_us": lat[-1],
+        "stream_mbps": mbps,
+    }
+    if trace:
+        out["trace"] = ats_trace.summary(beats)
+    return out
+
+
+def make_so(store, who, path):
+    name = f"ats_{store}_{who}"
+    if who == "ours":
+        so = VaaiStorageObject(name, path=path)
+        so.set_attribute("emulate_write_cache", "0")
+        return so
+    if store == "block":
+        return BlockStorageObject(name, dev=path)
+    return FileIOStorageObject(name, dev=path, size=LUN_BYTES)
+
+
+def export(so):
+    export_loopback(so)
+    disk = find_disk(so, "tcm_loopback")
+    sg = sg_of(disk)
+    clear_unit_attention(sg)
+    sh("udevadm", "settle")
+    return Lun(disk, sg, naa_of(sg), 512)
+
+
+def run_store(store, streams, seconds, rounds, trace=False):
+    """Both sides of store, each exported; every stream on each, rounds
+    times, rotating which side goes first."""
+    sos, luns, tracer = {}, {}, None
+    try:
+        for who in SIDES:
+            # written out in full, so that no side allocates beside a beat
+            if store == "block":
+                path, flag = BDEVS[who], "oflag=direct"
+            else:
+                path, flag = os.path.join(FS_MNT, f"{who}.img"), "conv=fsync"
+            sh("dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={LUN_BYTES // MiB}", flag)
+            sos[who] = make_so(store, who, path)
+            luns[who] = export(sos[who])
+        if trace:
+            tracer = ats_trace.Trace()
+        per = {s: [] for s in streams}
+        for r in range(rounds):
+            order = SIDES[r % 2 :] + SIDES[: r % 2]
+            for stream in streams:
+                res = {who: point(luns[who], stream, seconds, tracer) for who in order}
+                per[stream].append(res)
+                print(
+                    f"{store} {stream} round {r + 1}: "
+                    + ", ".join(f"{who} p99 {res[who]['p99_us']:.0f} us" for who in SIDES),
+                    flush=True,
+                )
+        return per
+    finally:
+        if tracer:
+            tracer.close()
+        for so in sos.values():
+            unexport(so)
+            so.delete()
+
+
+def median(values):
+    got = [v for v in values if v is not None]
+    return statistics.median(got) if got else None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out", help="the JSON results file to write")
+    p.add_argument("--rounds", type=int, default=3, help="rounds (default %(default)s)")
+    p.add_argument(
+        "--seconds", type=int, default=10, help="heartbeat seconds per point (default %(default)s)"
+    )
+    p.add_argument("--store", action="append", choices=("file", "block"), help="default: both")
+    p.add_argument("--stream", action="append", choices=tuple(STREAMS), help="default: all")
+    p.add_argument(
+        "--trace",
+        action="store_true",
+        help="also trace where each beat's time goes (ats_trace.py; costs the streams a little)",
+    )
+    args = p.parse_args()
+    streams = args.stream or list(STREAMS)
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "kernel": platform.release(),
+        "clocksource": clocksource(),
+        "rounds": args.rounds,
+        "seconds": args.seconds,
+        "lun_bytes": LUN_BYTES,
+        "sides": SIDE_TEXT,
+        "trace": args.trace,
+    }
+    results = []
+    # ram0 holds the file store's XFS, ram1 and ram2 are the block LUNs
+    with xfs_on_brd(FS_MNT, 3 * LUN_BYTES // 1024, rd_nr=3):
+        for store in args.store or ("file", "block"):
+            per = run_store(store, streams, args.seconds, args.rounds, args.trace)
+            for stream in streams:
+                rounds = per[stream]
+                entry = {"store": store, "stream": stream, "rounds": rounds}
+                for who in SIDES:
+                    entry[who] = {
+                        k: median(rd[who][k] for rd in rounds)
+                        for k in rounds[0][who]
+                        if k != "trace"
+                    }
+                    # the worst beat of all rounds, not a median of them
+                    entry[who]["max_us"] = max(rd[who]["max_us"] for rd in rounds)
+                results.append(entry)
+            with open(args.out + ".tmp", "w") as f:
+                json.dump({"meta": meta, "results": results}, f, indent=2)
+            os.replace(args.out + ".tmp", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

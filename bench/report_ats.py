@@ -1,0 +1,101 @@
+"""ATS heartbeats beside streams (bench/guest_ats.py), for
+docs/benchmarks.md: per store, each stream's heartbeat p50, p99 and worst
+beat on ours and on LIO, ours' p99 over its own idle p99 (issue 28 asks
+2x at most) and over LIO's, and what the stream moved on each."""
+
+from ats_trace import PHASES
+from report_cells import num, ratio
+
+ATS = """`bench/guest_ats.py`, measured {date} (kernel {kernel}), over tcm_loop,
+both sides in one boot, {rounds} rounds of {seconds} s of heartbeats per
+stream rotating which side goes first; p50, p99 and MB/s are the medians
+of the rounds, the worst beat the worst of all of them. This run alone,
+after `make module build/bench/sgloop build/bench/heartbeat`:
+
+    tests/vm/run.py --kver KVER --mem 12G --timeout 3600 \\
+        --log build/vm/ats.log \\
+        --append clocksource=tsc --append tsc=reliable -- \\
+        /usr/bin/python3 bench/guest_ats.py build/bench/ats.json \\
+        --rounds {rounds} --seconds {seconds}{trace}
+    bench/report.py --ats build/bench/ats.json docs/benchmarks.md
+"""
+
+STORE = {"file": "file store (XFS on a RAM disk)", "block": "block store (RAM disk)"}
+
+COLUMNS = (
+    "| stream | p50 µs ours | p50 µs LIO | p99 µs ours | p99 µs LIO | p99 ours/LIO "
+    "| p99 ours/idle | worst µs ours | worst µs LIO | stream MB/s ours | stream MB/s LIO |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+)
+
+
+def render_ats(data):
+    m = data["meta"]
+    text = ATS.format(
+        date=m["date"],
+        kernel=m["kernel"],
+        rounds=m["rounds"],
+        seconds=m["seconds"],
+        trace=" --trace" if m.get("trace") else "",
+    )
+    for store, title in STORE.items():
+        rows = [r for r in data["results"] if r["store"] == store]
+        if not rows:
+            continue
+        idle = next((r["ours"]["p99_us"] for r in rows if r["stream"] == "idle"), None)
+        text += f"\n### {title}\n\n" + COLUMNS
+        for r in rows:
+            o, lio = r["ours"], r["lio"]
+            cells = (
+                r["stream"],
+                num(o["p50_us"], "%.0f"),
+                num(lio["p50_us"], "%.0f"),
+                num(o["p99_us"], "%.0f"),
+                num(lio["p99_us"], "%.0f"),
+                ratio(o["p99_us"], lio["p99_us"]),
+                ratio(o["p99_us"], idle),
+                num(o["max_us"], "%.0f"),
+                num(lio["max_us"], "%.0f"),
+                num(o.get("stream_mbps"), "%.0f"),
+                num(lio.get("stream_mbps"), "%.0f"),
+            )
+            text += "| {} |\n".format(" | ".join(cells))
+        text += render_trace(rows)
+    return text
+
+
+TRACE = """
+#### Where the slowest beats waited
+
+From `guest_ats.py --trace` (bench/ats_trace.py): for the slowest 1 % of
+each point's beats, the mean µs of each phase, the median of the rounds:
+to target (the initiator's dispatch to LIO core's CDB), queued (LIO's
+per-CPU submission queue, to the backend's COMPARE AND WRITE), in the
+backend (range lock, read, compare, write, to LIO's status), back (to the
+initiator's SCSI layer).
+
+| stream | side | to target | queued | in the backend | back |
+|---|---|---:|---:|---:|---:|
+"""
+
+
+def slowest(rounds, who, phase):
+    vals = sorted(
+        rd[who]["trace"][phase]["slowest_mean_us"] for rd in rounds if rd[who].get("trace")
+    )
+    return vals[len(vals) // 2] if vals else None
+
+
+def render_trace(rows):
+    if not any(
+        rd[who].get("trace") for r in rows for rd in r.get("rounds", ()) for who in ("ours", "lio")
+    ):
+        return ""
+    text = TRACE
+    for r in rows:
+        for who, label in (("ours", "ours"), ("lio", "LIO")):
+            cells = [r["stream"], label] + [
+                num(slowest(r["rounds"], who, ph), "%.0f") for ph in PHASES
+            ]
+            text += "| {} |\n".format(" | ".join(cells))
+    return text

@@ -1,0 +1,168 @@
+"""bench/report_ats.py renders the heartbeats beside streams: per store,
+ours and LIO's p50/p99/worst beat, the p99 ratios to LIO and to ours'
+idle p99, the streams' MB/s; guest_ats.py's streams are the commands
+ESXi sends and count what each writes."""
+
+import importlib.util
+import os
+import struct
+import sys
+
+import pytest
+
+BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
+sys.path.insert(0, BENCH)
+
+import ats_trace  # noqa: E402
+import guest_ats  # noqa: E402
+import report_ats  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("report", os.path.join(BENCH, "report.py"))
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
+
+
+def beats(p50, p99, worst, mbps=None):
+    return {"beats": 900, "p50_us": p50, "p99_us": p99, "max_us": worst, "stream_mbps": mbps}
+
+
+DATA = {
+    "meta": {
+        "date": "2026-11-28 18:00 UTC",
+        "kernel": "6.1.0-56-amd64",
+        "rounds": 3,
+        "seconds": 10,
+    },
+    "results": [
+        {
+            "store": "file",
+            "stream": "idle",
+            "ours": beats(800, 1000, 3000),
+            "lio": beats(900, 1200, 5000),
+        },
+        {
+            "store": "file",
+            "stream": "seq1m-qd4",
+            "ours": beats(1500, 3000, 9000, 510.4),
+            "lio": beats(1400, 2000, 8000, 343.0),
+        },
+        {
+            "store": "block",
+            "stream": "idle",
+            "ours": beats(700, 900, 2000),
+            "lio": beats(700, None, 2100),
+        },
+    ],
+}
+
+
+def rows(text, title):
+    part = text.split(f"### {title}\n")[1].split("###")[0]
+    return [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in part.splitlines()
+        if line.startswith("| ") and not line.startswith("| stream")
+    ]
+
+
+def test_each_store_has_its_table_with_both_ratios():
+    text = report_ats.render_ats(DATA)
+    assert rows(text, "file store (XFS on a RAM disk)") == [
+        ["idle", "800", "900", "1000", "1200", "0.83", "1.00", "3000", "5000", "n/a", "n/a"],
+        ["seq1m-qd4", "1500", "1400", "3000", "2000", "1.50", "3.00", "9000", "8000", "510", "343"],
+    ]
+    # a figure not measured is n/a, and so is its ratio
+    assert rows(text, "block store (RAM disk)")[0][3:6] == ["900", "n/a", "n/a"]
+    assert "bench/report.py --ats build/bench/ats.json" in text
+
+
+def test_report_rewrites_the_ats_block_alone():
+    page = (
+        "<!-- section:caw -->\nc\n<!-- /section:caw -->\n"
+        "<!-- section:ats -->\nold\n<!-- /section:ats -->\n"
+    )
+    out = report.render(page, ats=DATA)
+    assert "old" not in out and "<!-- section:caw -->\nc\n" in out
+    assert "| seq1m-qd4 | 1500 |" in out
+
+
+class Lun:
+    naa, block_size = bytes(range(16)), 512
+
+
+def test_write_same_stream_zeroes_1_mib_at_a_time_past_the_beat():
+    cmds = guest_ats.write_same_cmds(Lun())
+    assert len(cmds) == (guest_ats.LUN_BYTES - guest_ats.STREAM_OFF) // (1 << 20)
+    cdb, data = cmds[0]
+    assert cdb[0] == 0x93 and data == bytes(512)
+    assert struct.unpack_from(">Q", cdb, 2)[0] == guest_ats.STREAM_OFF // 512
+    assert guest_ats._bytes_per_cmd(cmds[0]) == 1 << 20
+
+
+def test_xcopy_stream_copies_its_first_half_to_its_second_in_4_mib():
+    cmds = guest_ats.xcopy_within(Lun())
+    half = (guest_ats.LUN_BYTES - guest_ats.STREAM_OFF) // 2
+    assert len(cmds) == half // (4 << 20)
+    assert {guest_ats._bytes_per_cmd(c) for c in cmds} == {4 << 20}
+    # the first segment: from STREAM_OFF to STREAM_OFF + half
+    _, data = cmds[0]
+    seg = 16 + struct.unpack_from(">H", data, 2)[0]
+    src, dst = struct.unpack_from(">QQ", data, seg + 12)
+    assert (src, dst) == (guest_ats.STREAM_OFF // 512, (guest_ats.STREAM_OFF + half) // 512)
+    assert guest_ats.BEAT_LBA * 512 < guest_ats.STREAM_OFF
+
+
+def event(t, name, cpu=0):
+    return (
+        f"       heartbeat-99      [{cpu:03d}] .....  {t:.6f}: {name}: host_no=2 cmnd=(raw=89 00)\n"
+    )
+
+
+def test_a_beats_phases_come_from_its_five_events():
+    text = "# tracer: nop\n"
+    for k, t in enumerate((10.0, 20.0)):
+        text += event(t, "scsi_dispatch_cmd_start")
+        text += event(t + 0.000100 * (k + 1), "target_sequencer_start", cpu=1)
+        text += event(t + 0.000300 * (k + 1), "ats_execute_lio", cpu=1)
+        text += event(t + 0.000400 * (k + 1), "target_cmd_complete", cpu=1)
+        text += event(t + 0.000450 * (k + 1), "scsi_dispatch_cmd_done")
+    beats = ats_trace.phases(text)
+    assert [round(b["to_target"]) for b in beats] == [100, 200]
+    assert [round(b["queued"]) for b in beats] == [200, 400]
+    assert [round(b["in_backend"]) for b in beats] == [100, 200]
+    assert [round(b["back"]) for b in beats] == [50, 100]
+    s = ats_trace.summary(beats)
+    # the slowest 1 % of two beats is the slower one
+    assert round(s["queued"]["slowest_mean_us"]) == 400
+    assert round(s["to_target"]["p50_us"]) == 200
+
+
+def test_events_out_of_step_are_refused_not_paired_wrongly():
+    text = event(10.0, "scsi_dispatch_cmd_start") + event(9.0, "target_sequencer_start")
+    text += event(10.05, "ats_execute_ours")
+    text += event(10.1, "target_cmd_complete") + event(10.2, "scsi_dispatch_cmd_done")
+    with pytest.raises(ValueError):
+        ats_trace.phases(text)
+
+
+def test_a_trace_of_both_sides_at_once_is_refused():
+    text = event(10.0, "scsi_dispatch_cmd_start") + event(10.01, "target_sequencer_start")
+    text += event(10.02, "ats_execute_ours") + event(10.03, "ats_execute_lio")
+    with pytest.raises(ValueError, match="both sides"):
+        ats_trace.phases(text)
+
+
+def test_the_trace_table_shows_each_sides_slowest_beats():
+    data = {"meta": DATA["meta"], "results": [dict(DATA["results"][1])]}
+    tr = {
+        ph: {"p50_us": 1, "p99_us": 2, "slowest_mean_us": v}
+        for ph, v in (("to_target", 10), ("queued", 4000), ("in_backend", 300), ("back", 20))
+    }
+    data["results"][0]["rounds"] = [{"ours": {"trace": tr}, "lio": {"trace": None}}]
+    text = report_ats.render_ats(data)
+    assert "| seq1m-qd4 | ours | 10 | 4000 | 300 | 20 |" in text
+    assert "| seq1m-qd4 | LIO | n/a | n/a | n/a | n/a |" in text
+    # no trace, no table
+    del data["results"][0]["rounds"]
+    data["results"][0]["rounds"] = [{"ours": {}, "lio": {}}]
+    assert "slowest beats" not in report_ats.render_ats(data)
