@@ -144,6 +144,24 @@ static bool vaai_write_must_be_durable(struct se_cmd *cmd)
 	       (cmd->se_cmd_flags & SCF_FUA);
 }
 
+/*
+ * The largest READ or WRITE started in the context that executes it.
+ * LIO runs a fabric's commands one after another from a per-CPU submission
+ * worker (tcm_loop) or the connection's receive thread (iSCSI), and a
+ * store may move the data right there (a RAM disk copies it in submit_bio,
+ * a buffered write into the page cache): a COMPARE AND WRITE queued behind
+ * a few 1 MiB writes waited for all of them, and so did every completion
+ * on that CPU's worker pool.  A larger transfer is started from the
+ * workqueue, so that the fabric goes on to the next command at once; the
+ * hop is short against moving the data.
+ */
+#define VAAI_INLINE_MAX		(128 * 1024)
+
+static void vaai_submit_rw_work(struct vaai_io *io)
+{
+	io->vdev->store->submit_rw(io);
+}
+
 sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 			       u32 sgl_nents, enum dma_data_direction dir)
 {
@@ -176,7 +194,10 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 	io->write = dir == DMA_TO_DEVICE;
 	io->fua = io->write && vaai_write_must_be_durable(cmd);
 	io->atomic = cmd->t_task_cdb[0] == WRITE_ATOMIC_16;
-	vdev->store->submit_rw(io);
+	if (io->len > VAAI_INLINE_MAX)
+		vaai_io_queue(io, vaai_submit_rw_work);
+	else
+		vdev->store->submit_rw(io);
 	return TCM_NO_SENSE;
 }
 
