@@ -27,11 +27,34 @@ static void vaai_io_work(struct work_struct *work)
 	io->work_fn(io);
 }
 
-void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io))
+static void vaai_io_queue_on(struct workqueue_struct *wq, struct vaai_io *io,
+			     void (*fn)(struct vaai_io *io))
 {
 	io->work_fn = fn;
 	INIT_WORK(&io->work, vaai_io_work);
-	queue_work(vaai_wq, &io->work);
+	queue_work(wq, &io->work);
+}
+
+void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io))
+{
+	vaai_io_queue_on(vaai_wq, io, fn);
+}
+
+/*
+ * Large READs and WRITEs are started here rather than in the fabric's
+ * context (vaai_rw.c).  Starting one may move all of its data (a RAM disk
+ * copies it in submit_bio, a buffered write into the page cache), so at
+ * most one per CPU starts at a time: what LIO runs beside them, a COMPARE
+ * AND WRITE among it, competes for the CPUs with that many copies, not with
+ * every large command in flight.  Where the store only queues the I/O,
+ * starting is short and the bound costs nothing; what must block for the
+ * I/O itself goes on to vaai_wq.
+ */
+static struct workqueue_struct *vaai_start_wq;
+
+void vaai_io_queue_start(struct vaai_io *io, void (*fn)(struct vaai_io *io))
+{
+	vaai_io_queue_on(vaai_start_wq, io, fn);
 }
 
 /*
@@ -208,10 +231,16 @@ static int __init vaai_init(void)
 		ret = -ENOMEM;
 		goto out_stats_exit;
 	}
+	vaai_start_wq = alloc_workqueue("vaai_start", WQ_UNBOUND,
+					num_online_cpus());
+	if (!vaai_start_wq) {
+		ret = -ENOMEM;
+		goto out_destroy_wq;
+	}
 	vaai_copy_wq = alloc_workqueue("vaai_copy", WQ_UNBOUND, 0);
 	if (!vaai_copy_wq) {
 		ret = -ENOMEM;
-		goto out_destroy_wq;
+		goto out_destroy_start_wq;
 	}
 	vaai_clone_wq = alloc_workqueue("vaai_clone",
 					VAAI_WQ_PERCPU | WQ_CPU_INTENSIVE, 0);
@@ -229,6 +258,8 @@ out_destroy_clone_wq:
 	destroy_workqueue(vaai_clone_wq);
 out_destroy_copy_wq:
 	destroy_workqueue(vaai_copy_wq);
+out_destroy_start_wq:
+	destroy_workqueue(vaai_start_wq);
 out_destroy_wq:
 	destroy_workqueue(vaai_wq);
 out_stats_exit:
@@ -244,6 +275,7 @@ static void __exit vaai_exit(void)
 	vaai_odx_exit();
 	destroy_workqueue(vaai_clone_wq);
 	destroy_workqueue(vaai_copy_wq);
+	destroy_workqueue(vaai_start_wq);
 	destroy_workqueue(vaai_wq);
 	/* vaai_free_rcu() callbacks must have run before the cache goes. */
 	rcu_barrier();

@@ -152,8 +152,8 @@ static bool vaai_write_must_be_durable(struct se_cmd *cmd)
  * a buffered write into the page cache): a COMPARE AND WRITE queued behind
  * a few 1 MiB writes waited for all of them, and so did every completion
  * on that CPU's worker pool.  A larger transfer is started from the
- * workqueue, so that the fabric goes on to the next command at once; the
- * hop is short against moving the data.
+ * workqueue (vaai_io_queue_start()), so that the fabric goes on to the
+ * next command at once; the hop is short against moving the data.
  */
 #define VAAI_INLINE_MAX		(128 * 1024)
 
@@ -195,7 +195,7 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 	io->fua = io->write && vaai_write_must_be_durable(cmd);
 	io->atomic = cmd->t_task_cdb[0] == WRITE_ATOMIC_16;
 	if (io->len > VAAI_INLINE_MAX)
-		vaai_io_queue(io, vaai_submit_rw_work);
+		vaai_io_queue_start(io, vaai_submit_rw_work);
 	else
 		vdev->store->submit_rw(io);
 	return TCM_NO_SENSE;
