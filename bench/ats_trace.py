@@ -19,6 +19,7 @@ kind is the n-th beat's.  The phases of a beat:
   back        the status to the initiator's SCSI layer
 Used by guest_ats.py --trace, inside the guest."""
 
+import contextlib
 import os
 import re
 
@@ -69,12 +70,16 @@ class Trace:
         _write("tracing_on", "0")
         _write("trace_clock", "mono")
         _write("buffer_size_kb", "8192")
-        for name, where in PROBES.items():
-            _probe(f"p:kprobes/{name} {where}")
-        for ev in EVENTS:
-            if not ev.startswith("kprobes/"):
-                _write(f"events/{ev}/filter", "opcode == 0x89")
-            _write(f"events/{ev}/enable", "1")
+        try:
+            for name, where in PROBES.items():
+                _probe(f"p:kprobes/{name} {where}")
+            for ev in EVENTS:
+                if not ev.startswith("kprobes/"):
+                    _write(f"events/{ev}/filter", "opcode == 0x89")
+                _write(f"events/{ev}/enable", "1")
+        except OSError:
+            self.close()
+            raise
 
     def start(self):
         _write("trace", "")  # empties the buffer
@@ -87,12 +92,16 @@ class Trace:
             return phases(f.read())
 
     def close(self):
+        """Everything __init__ set up taken down, what of it was."""
         for ev in EVENTS:
-            _write(f"events/{ev}/enable", "0")
+            with contextlib.suppress(OSError):
+                _write(f"events/{ev}/enable", "0")
             if not ev.startswith("kprobes/"):
-                _write(f"events/{ev}/filter", "0")
+                with contextlib.suppress(OSError):
+                    _write(f"events/{ev}/filter", "0")
         for name in PROBES:
-            _probe(f"-:kprobes/{name}")
+            with contextlib.suppress(OSError):
+                _probe(f"-:kprobes/{name}")
         _write("trace", "")
 
 
@@ -112,6 +121,11 @@ def phases(text):
         seen["target_cmd_complete"],
         seen["scsi_dispatch_cmd_done"],
     )
+    if len({len(times) for times in order}) != 1:
+        raise ValueError(
+            "the trace has unequal counts of its events: "
+            + ", ".join(str(len(times)) for times in order)
+        )
     out = []
     # the n-th of each is one beat, if each follows the one before
     for t in zip(*order):

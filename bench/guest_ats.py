@@ -23,6 +23,7 @@ heartbeat block must hold the count of beats that ended GOOD.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -259,7 +260,9 @@ def run_store(store, streams, seconds, rounds, trace=False):
         if tracer:
             tracer.close()
         for so in sos.values():
-            unexport(so)
+            # each taken down, whatever the one before did
+            with contextlib.suppress(Exception):
+                unexport(so)
             so.delete()
 
 

@@ -145,6 +145,17 @@ def test_events_out_of_step_are_refused_not_paired_wrongly():
         ats_trace.phases(text)
 
 
+def test_a_beat_missing_an_event_is_refused_not_dropped():
+    text = "".join(
+        event(10.0 + k, name)
+        for k in range(2)
+        for name in ("scsi_dispatch_cmd_start", "target_sequencer_start", "ats_execute_ours")
+    )
+    text += event(10.5, "target_cmd_complete") + event(10.6, "scsi_dispatch_cmd_done")
+    with pytest.raises(ValueError, match="unequal counts"):
+        ats_trace.phases(text)
+
+
 def test_a_trace_of_both_sides_at_once_is_refused():
     text = event(10.0, "scsi_dispatch_cmd_start") + event(10.01, "target_sequencer_start")
     text += event(10.02, "ats_execute_ours") + event(10.03, "ats_execute_lio")
