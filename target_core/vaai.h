@@ -194,6 +194,8 @@ u64 vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
 void vaai_dev_range_lock(struct vaai_dev *vdev, struct vaai_range *r,
 			 loff_t start, loff_t end, bool excl);
 void vaai_range_unlock(struct vaai_rlock *rl, struct vaai_range *r);
+bool vaai_range_would_wait(struct vaai_rlock *rl, loff_t start, loff_t end,
+			   bool excl);
 
 /* Thin-provisioning soft threshold state (vaai_threshold.c). */
 struct vaai_tp {

@@ -64,6 +64,24 @@ u64 vaai_range_lock(struct vaai_rlock *rl, struct vaai_range *r,
 	return ktime_get_ns() - since ?: 1;
 }
 
+/*
+ * Would a lock on [start, end) wait now?  A hint, true only until the lock
+ * is dropped: the answer may change as soon as the spinlock is.
+ */
+bool vaai_range_would_wait(struct vaai_rlock *rl, loff_t start, loff_t end,
+			   bool excl)
+{
+	unsigned long flags;
+	bool wait;
+
+	if (!excl && !READ_ONCE(rl->queue.nr_excl))
+		return false;
+	spin_lock_irqsave(&rl->lock, flags);
+	wait = vaai_range_queue_would_wait(&rl->queue, start, end, excl);
+	spin_unlock_irqrestore(&rl->lock, flags);
+	return wait;
+}
+
 /* vaai_range_lock() on vdev's blocks, the wait counted in its metrics. */
 void vaai_dev_range_lock(struct vaai_dev *vdev, struct vaai_range *r,
 			 loff_t start, loff_t end, bool excl)

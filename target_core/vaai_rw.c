@@ -152,14 +152,30 @@ static bool vaai_write_must_be_durable(struct se_cmd *cmd)
  * a buffered write into the page cache): a COMPARE AND WRITE queued behind
  * a few 1 MiB writes waited for all of them, and so did every completion
  * on that CPU's worker pool.  A larger transfer is started from the
- * workqueue (vaai_io_queue_start()), so that the fabric goes on to the
- * next command at once; the hop is short against moving the data.
+ * vaai_start workqueue (vaai_io_queue_start()), so that the fabric goes on
+ * to the next command at once; the hop is short against moving the data.
  */
 #define VAAI_INLINE_MAX		(128 * 1024)
 
-static void vaai_submit_rw_work(struct vaai_io *io)
+static void vaai_submit_rw(struct vaai_io *io)
 {
 	io->vdev->store->submit_rw(io);
+}
+
+/*
+ * A large READ or WRITE, on vaai_start.  Its few workers must not sleep
+ * for long, or every LUN's large transfers wait behind one LUN's: one
+ * whose range lock would wait (behind a COMPARE AND WRITE, an ORWRITE, a
+ * POPULATE TOKEN draining writes) goes on to the ordinary workqueue and
+ * waits there.
+ */
+static void vaai_start_rw(struct vaai_io *io)
+{
+	if (vaai_range_would_wait(&io->vdev->rlock, io->pos, io->pos + io->len,
+				  false))
+		vaai_io_queue(io, vaai_submit_rw);
+	else
+		vaai_submit_rw(io);
 }
 
 sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
@@ -195,7 +211,7 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 	io->fua = io->write && vaai_write_must_be_durable(cmd);
 	io->atomic = cmd->t_task_cdb[0] == WRITE_ATOMIC_16;
 	if (io->len > VAAI_INLINE_MAX)
-		vaai_io_queue_start(io, vaai_submit_rw_work);
+		vaai_io_queue_start(io, vaai_start_rw);
 	else
 		vdev->store->submit_rw(io);
 	return TCM_NO_SENSE;

@@ -426,6 +426,8 @@ void vaai_range_queue_init(struct vaai_range_queue *q);
 bool vaai_range_conflicts(const struct vaai_range *a, const struct vaai_range *b);
 bool vaai_range_grantable(const struct vaai_range_queue *q,
 			  const struct vaai_range *r);
+bool vaai_range_queue_would_wait(const struct vaai_range_queue *q,
+				 loff_t start, loff_t end, bool excl);
 bool vaai_range_queue_add(struct vaai_range_queue *q, struct vaai_range *r,
 			  loff_t start, loff_t end, bool excl);
 bool vaai_range_queue_del(struct vaai_range_queue *q, struct vaai_range *r);

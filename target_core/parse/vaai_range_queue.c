@@ -38,6 +38,24 @@ bool vaai_range_grantable(const struct vaai_range_queue *q,
 	return true;
 }
 
+/*
+ * Would a request for [start, end) bytes, queued now, wait?  Only behind
+ * an exclusive request it overlaps, or that a shared one overlaps.
+ */
+bool vaai_range_queue_would_wait(const struct vaai_range_queue *q,
+				 loff_t start, loff_t end, bool excl)
+{
+	const struct vaai_range probe = { .start = start, .end = end, .excl = excl };
+	const struct vaai_range *prev;
+
+	if (!q->nr_excl && !excl)
+		return false;
+	list_for_each_entry(prev, &q->list, node)
+		if (vaai_range_conflicts(prev, &probe))
+			return true;
+	return false;
+}
+
 /* Queue r for [start, end) bytes; whether it is granted at once. */
 bool vaai_range_queue_add(struct vaai_range_queue *q, struct vaai_range *r,
 			  loff_t start, loff_t end, bool excl)

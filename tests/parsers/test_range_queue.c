@@ -66,3 +66,23 @@ TEST(range_disjoint_exclusives_run_together)
 	vaai_range_queue_del(&q, &r[0]);
 	CHECK(list_empty(&q.list));
 }
+
+/* The hint the start of a large transfer takes: would it wait now? */
+TEST(range_would_wait_only_behind_a_conflict)
+{
+	vaai_range_queue_init(&q);
+	CHECK(!vaai_range_queue_would_wait(&q, 0, 4096, false));
+	CHECK(!vaai_range_queue_would_wait(&q, 0, 4096, true));
+	CHECK(vaai_range_queue_add(&q, &r[0], 0, 4096, false));
+	CHECK(!vaai_range_queue_would_wait(&q, 0, 512, false));	/* shared */
+	CHECK(vaai_range_queue_would_wait(&q, 0, 512, true));
+	CHECK(!vaai_range_queue_add(&q, &r[1], 1024, 1536, true));
+	CHECK(vaai_range_queue_would_wait(&q, 1000, 1100, false));
+	CHECK(!vaai_range_queue_would_wait(&q, 1536, 2048, false));	/* touching */
+	CHECK(!vaai_range_queue_would_wait(&q, 8192, 9000, false));
+	/* a question, not a request: nothing was queued */
+	CHECK_EQ(q.nr_excl, 1);
+	vaai_range_queue_del(&q, &r[1]);
+	vaai_range_queue_del(&q, &r[0]);
+	CHECK(list_empty(&q.list));
+}
