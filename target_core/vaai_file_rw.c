@@ -7,9 +7,11 @@
  *  - direct: an asynchronous kiocb with IOCB_DIRECT moves the data between
  *    the command's pages and the file system's blocks, with no page cache
  *    copy.  It is first submitted with IOCB_NOWAIT from the fabric's
- *    context; a file system that would block (block allocation, a contended
- *    inode lock) answers -EAGAIN and the submission moves to the workqueue,
- *    where it may block but still completes asynchronously.  One thing is
+ *    context (a transfer over 128 KiB from vaai_start, vaai_rw.c: "the
+ *    fabric's context" below is that worker for them); a file system that
+ *    would block (block allocation, a contended inode lock) answers -EAGAIN
+ *    and the submission moves to the workqueue, where it may block but
+ *    still completes asynchronously.  One thing is
  *    done in the fabric's context although it may wait: the mtime update of
  *    the first write in each clock tick (vaai_file_touch()).  A write that
  *    must be durable carries IOCB_DSYNC: the file system completes it once
