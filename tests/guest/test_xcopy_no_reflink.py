@@ -9,7 +9,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import SCRATCH, MiB, cached_bytes, current, drop_caches, sh
+from conftest import MiB, cached_bytes, current, drop_caches
 from scsi import clear_unit_attention, cscd_e4, expect_good, naa_of, seg_b2b, xcopy, xcopy_list
 from vaai import VaaiStorageObject
 from vaai.export import export_loopback, find_disk, sg_of, unexport
@@ -18,35 +18,15 @@ LUN_BYTES = 32 * MiB
 COPY_BYTES = 8 * MiB
 
 
-@pytest.fixture(scope="module")
-def ext4_dir():
-    """ext4 on a loop device over a tmpfs file, checked when it goes."""
-    image = os.path.join(SCRATCH, "ext4-scratch.img")
-    with open(image, "wb") as f:
-        f.truncate(256 * MiB)
-    loop = sh("losetup", "--find", "--show", image).strip()
-    mnt = os.path.join(SCRATCH, "ext4")
-    os.makedirs(mnt, exist_ok=True)
-    try:
-        sh("mkfs.ext4", "-q", "-F", loop)
-        sh("mount", loop, mnt)
-        yield mnt
-        sh("umount", mnt)
-        sh("fsck.ext4", "-n", "-f", loop)
-    finally:
-        subprocess.run(["umount", mnt], capture_output=True, check=False)
-        sh("losetup", "-d", loop)
-        os.unlink(image)
-
-
 @pytest.fixture
-def two_luns(ext4_dir):
-    """Two vaai LUNs on ext4 files, in one tcm_loop target (one nexus):
+def two_luns(ext4_scratch):
+    """Two vaai LUNs on files on the session's ext4 (conftest), in one
+    tcm_loop target (one nexus):
     [(storage object, sg node, disk, backing file)] * 2."""
     made, wwn = [], None
     try:
         for i in range(2):
-            path = os.path.join(ext4_dir, f"nr{i}.img")
+            path = os.path.join(ext4_scratch, f"nr{i}.img")
             so = VaaiStorageObject(f"nr{i}", path=path, size=LUN_BYTES)
             made.append((so, path))
             so.set_attribute("emulate_write_cache", "0")
