@@ -7,8 +7,8 @@ or widens that, on a module (`pytestmark = pytest.mark.stores("file")`) or
 on a test, where what it tests is settled before a store is reached.
 Store "xfs" is a file on XFS, where the file store does direct I/O while
 the write cache is off and extents can be shared; "ext4" a file on ext4,
-direct I/O without sharing (the others' files live on tmpfs, which has
-neither).
+direct I/O without sharing; "btrfs" a file on btrfs, shared extents
+again (the others' files live on tmpfs, which has neither).
 A test marked over_fabrics also runs on the file store over iSCSI and FC
 (VAAI_FABRICS=loop,iscsi,fc picks which; over_fabrics("iscsi"), which of
 them it needs): those that move data through the fabric and read it back,
@@ -179,7 +179,7 @@ def pytest_runtest_setup(item):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "stores(*names): run on these stores (file, bdev, xfs, ext4) only; on a "
+        "stores(*names): run on these stores (file, bdev, xfs, ext4, btrfs) only; on a "
         "module (pytestmark) for all its tests, on a test for that test",
     )
     config.addinivalue_line(
@@ -265,8 +265,14 @@ def ext4_scratch():
     yield from scratch_fs("ext4", ("mkfs.ext4", "-q", "-F"), ("e2fsck", "-fn"))
 
 
+@pytest.fixture(scope="session")
+def btrfs_scratch():
+    """A directory on btrfs (shared extents, as on XFS), for the session."""
+    yield from scratch_fs("btrfs", ("mkfs.btrfs", "-q", "-f"), ("btrfs", "check", "--readonly"))
+
+
 # the stores whose files live on a scratch file system of their own
-SCRATCH_FS = {"xfs": "xfs_scratch", "ext4": "ext4_scratch"}
+SCRATCH_FS = {"xfs": "xfs_scratch", "ext4": "ext4_scratch", "btrfs": "btrfs_scratch"}
 
 
 def current(so):

@@ -1,11 +1,12 @@
 """Point-in-time tokens (docs/odx.md): what POPULATE TOKEN makes on each
 store, and that nothing written after it reaches a WRITE USING TOKEN's
-destination.  On XFS with reflink the token's ranges were shared into a
-token file, and the copy gets the data as it was; on the block store and a
-file system that cannot share (ext4, and tmpfs under the file store) a
-change to the ranges cancels the token, and the copy is refused with nothing
-written.  Token files' extents are freed when the token goes, and what
-tokens may hold is bounded by the file system's room."""
+destination.  On XFS with reflink and on btrfs the token's ranges were
+shared into a token file, and the copy gets the data as it was; on the
+block store and a file system that cannot share (ext4, and tmpfs under
+the file store) a change to the ranges cancels the token, and the copy is
+refused with nothing written.  Token files' extents are freed when the
+token goes, and what tokens may hold is bounded by the file system's
+room."""
 
 import json
 import os
@@ -48,7 +49,10 @@ from sense_codes import (
 )
 from thin import stat
 
-pytestmark = pytest.mark.stores("xfs", "ext4", "file", "bdev")
+pytestmark = pytest.mark.stores("xfs", "btrfs", "ext4", "file", "bdev")
+
+# the stores that share extents: persistent tokens
+SHARING = ("xfs", "btrfs")
 
 GIB = 1 << 30
 N = 256  # blocks a token stands for in most tests: 128 KiB
@@ -57,7 +61,7 @@ DEST = 8192  # where its copy goes
 
 def made_by(store):
     """The type of token POPULATE TOKEN makes on store unless asked."""
-    return ROD_TYPE_PIT_PERSISTENT if store == "xfs" else ROD_TYPE_PIT_VULNERABLE
+    return ROD_TYPE_PIT_PERSISTENT if store in SHARING else ROD_TYPE_PIT_VULNERABLE
 
 
 def rod_type(token):
@@ -149,7 +153,7 @@ def test_a_token_across_luns_after_a_change(make_lun, store):
     token = make_token(src.sg, [(0, N)])
     fill(src, N - 1, 1)  # the token's last block
     res = write_using_token(dst.sg, token, [(0, N)], 2)
-    if store == "xfs":
+    if store in SHARING:
         expect_good(res)
         assert read(dst, 0, N) == old
     else:
@@ -204,7 +208,7 @@ def test_64_fragments_of_1_gib_in_64_mib_pieces(make_lun, store, block_size):
     piece = 64 * MiB // block_size
     for k in range(GIB // (64 * MiB)):
         res = write_using_token(dst.sg, token, [(k * piece, piece)], 2, offset=k * piece)
-        if store != "xfs":
+        if store not in SHARING:
             expect_sense(res, ILLEGAL_REQUEST, *TOKEN_CANCELLED)
             assert read(dst, 0, 8) == bytes(8 * block_size)
             return
@@ -231,7 +235,7 @@ def test_rtv_asks_for_a_type(make_lun, store, asked):
 def test_rtv_persistent_only_where_extents_are_shared(make_lun, store):
     lun = make_lun(size=16 * MiB)
     old = fill(lun, 0, N)
-    if store == "xfs":
+    if store in SHARING:
         token = make_token(lun.sg, [(0, N)], rtv=True, rod_type=ROD_TYPE_PIT_PERSISTENT)
         assert rod_type(token) == ROD_TYPE_PIT_PERSISTENT
         fill(lun, 0, N)
