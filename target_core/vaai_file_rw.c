@@ -11,9 +11,9 @@
  *    fabric's context" below is that worker for them); a file system that
  *    would block (block allocation, a contended inode lock) answers -EAGAIN
  *    and the submission moves to the workqueue, where it may block but
- *    still completes asynchronously.  One thing is
- *    done in the fabric's context although it may wait: the mtime update of
- *    the first write in each clock tick (vaai_file_touch()).  A write that
+ *    still completes asynchronously.  One thing is done in the fabric's
+ *    context although it may wait: the mtime update of the first write in
+ *    each clock tick (vaai_file_touch()).  A write that
  *    must be durable carries IOCB_DSYNC: the file system completes it once
  *    the data and the metadata to find it are stable (FUA where it can, a
  *    sync where it must).

@@ -46,9 +46,9 @@ void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io))
  * copies it in submit_bio, a buffered write into the page cache), so only
  * a few start at a time, max_active of them (one per online CPU at load,
  * in all from 6.9; per NUMA node before 6.6, per CPU from 6.6 to 6.8,
- * where the bound does not hold): what LIO runs beside them, a COMPARE AND WRITE among it,
- * competes for the CPUs with that many copies, not with every large
- * command in flight.  Where the store only queues the I/O, starting is
+ * where the bound does not hold): what LIO runs beside them, a COMPARE
+ * AND WRITE among it, competes for the CPUs with that many copies, not
+ * with every large command in flight.  Where the store only queues the I/O, starting is
  * short and the bound costs nothing.  What would wait for a range lock
  * goes on to vaai_wq before it waits; what blocks on the device's request
  * queue or a journal (a full queue, an mtime update) still holds a worker

@@ -213,7 +213,7 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 	if (io->len > VAAI_INLINE_MAX)
 		vaai_io_queue_start(io, vaai_start_rw);
 	else
-		vdev->store->submit_rw(io);
+		vaai_submit_rw(io);
 	return TCM_NO_SENSE;
 }
 
