@@ -22,3 +22,17 @@ def run_report(tmp_path, flag, runs, page):
     out.write_text(page)
     assert report.main(["report.py", *args, str(out)]) == 0
     return out
+
+
+def table_rows(text, title, header=None, stop=None):
+    """The cells of each row of the table under ### title in rendered
+    text, up to the next ### (or stop); without the row that starts
+    with header's cell (the column names) when header is given."""
+    part = text.split(f"### {title}\n")[1].split("###")[0]
+    if stop:
+        part = part.split(stop)[0]
+    return [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in part.splitlines()
+        if line.startswith("| ") and not (header and line.startswith(f"| {header} "))
+    ]

@@ -9,6 +9,7 @@ import struct
 import sys
 
 import pytest
+from report_run import table_rows
 
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
 sys.path.insert(0, BENCH)
@@ -57,12 +58,7 @@ DATA = {
 
 
 def rows(text, title):
-    part = text.split(f"### {title}\n")[1].split("###")[0]
-    return [
-        [c.strip() for c in line.strip("|").split("|")]
-        for line in part.splitlines()
-        if line.startswith("| ") and not line.startswith("| stream")
-    ]
+    return table_rows(text, title, "stream")
 
 
 def test_each_store_has_its_table_with_both_ratios():

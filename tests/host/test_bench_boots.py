@@ -13,7 +13,7 @@ sys.path.insert(0, BENCH)
 
 import report  # noqa: E402
 import report_boots  # noqa: E402
-from report_run import run_report  # noqa: E402
+from report_run import run_report, table_rows  # noqa: E402
 
 META = {
     "rounds": 3,
@@ -72,12 +72,7 @@ BOOT2 = run(
 
 
 def rows(text, title):
-    part = text.split(f"### {title}\n")[1].split("###")[0].split("\nOf the")[0]
-    return [
-        [c.strip() for c in line.strip("|").split("|")]
-        for line in part.splitlines()
-        if line.startswith("| ")
-    ]
+    return table_rows(text, title, stop="\nOf the")
 
 
 def test_each_boot_has_its_own_ratio_columns_and_the_leaning_ones_are_marked():

@@ -7,6 +7,7 @@ import os
 import sys
 
 import pytest
+from report_run import table_rows
 
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
 sys.path.insert(0, BENCH)
@@ -58,12 +59,7 @@ DATA = {
 
 
 def rows(text, title):
-    part = text.split(f"### {title}\n")[1].split("###")[0]
-    return [
-        [c.strip() for c in line.strip("|").split("|")]
-        for line in part.splitlines()
-        if line.startswith("| ")
-    ]
+    return table_rows(text, title)
 
 
 def test_iops_of_every_side_and_ours_over_async_io():

@@ -8,6 +8,7 @@ import os
 import sys
 
 import pytest
+from report_run import table_rows
 
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
 sys.path.insert(0, BENCH)
@@ -59,12 +60,7 @@ DATA = {
 
 
 def cells(text, title):
-    part = text.split(f"### {title}\n")[1].split("###")[0]
-    return [
-        [c.strip() for c in line.strip("|").split("|")]
-        for line in part.splitlines()
-        if line.startswith("| ") and not line.startswith("| workload")
-    ]
+    return table_rows(text, title, "workload")
 
 
 def test_each_store_has_its_table_with_ratios_and_each_round():
