@@ -3,7 +3,7 @@
  * sgloop: send a file of prepared SCSI commands to one SCSI generic node
  * and print the seconds they took.
  *
- *	sgloop [-d DEPTH] [-t SECONDS] /dev/sgN COMMANDS
+ *	sgloop [-d DEPTH] [-t SECONDS] [-r RATE] /dev/sgN COMMANDS
  *
  * COMMANDS holds records of: one byte CDB length, the CDB, a 32-bit
  * little-endian data-out length, the data-out bytes.  DEPTH (1 by default)
@@ -11,7 +11,10 @@
  * DEPTH threads, each with its own file descriptor, take the next command
  * in file order as soon as their last one ends.  With -t the file is sent
  * over and over until SECONDS have passed (a stream beside something
- * measured), and the commands sent are printed after the seconds.  A
+ * measured), and the commands sent are printed after the seconds.  With
+ * -r no more than RATE commands a second start, all senders together
+ * (VMFS's UNMAP at the rate it reclaims space): command i waits until
+ * i / RATE seconds after the start.  A
  * command that does not end GOOD stops the run: its index, status and
  * sense go to stderr and the exit status is 1.
  *
@@ -84,8 +87,36 @@ static struct cmd *cmds;
 static size_t nr_cmds;
 static size_t next_cmd;		/* taken with __atomic_fetch_add */
 static int failed;
+static struct timespec t0;		/* the start */
 static struct timespec deadline;	/* with -t: when to stop */
 static int timed;
+static double rate;			/* with -r: commands a second */
+
+static struct timespec after(const struct timespec *t, double seconds)
+{
+	struct timespec r = {
+		.tv_sec = t->tv_sec + (time_t)seconds,
+		.tv_nsec = t->tv_nsec + (long)((seconds - (time_t)seconds) * 1e9),
+	};
+
+	if (r.tv_nsec >= 1000000000) {
+		r.tv_sec++;
+		r.tv_nsec -= 1000000000;
+	}
+	return r;
+}
+
+/* With -r: wait until command i is due. */
+static void pace(size_t i)
+{
+	struct timespec due;
+
+	if (rate <= 0)
+		return;
+	due = after(&t0, i / rate);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) == EINTR)
+		;
+}
 
 /* One command; 0 if it ended GOOD, else what went wrong is on stderr. */
 static int send(int fd, size_t i)
@@ -137,7 +168,10 @@ static void *sender(void *arg)
 	while (!__atomic_load_n(&failed, __ATOMIC_RELAXED)) {
 		size_t i = __atomic_fetch_add(&next_cmd, 1, __ATOMIC_RELAXED);
 
-		if (timed ? past(&deadline) : i >= nr_cmds)
+		if (!timed && i >= nr_cmds)
+			break;
+		pace(i);
+		if (timed && past(&deadline))
 			break;
 		if (send(fd, i % nr_cmds))
 			__atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
@@ -149,10 +183,10 @@ int main(int argc, char **argv)
 {
 	int fds[MAX_DEPTH], depth = 1, d, opt;
 	pthread_t threads[MAX_DEPTH];
-	struct timespec t0, t1;
+	struct timespec t1;
 	double seconds = 0;
 
-	while ((opt = getopt(argc, argv, "d:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:t:r:")) != -1) {
 		switch (opt) {
 		case 'd':
 			depth = atoi(optarg);
@@ -160,6 +194,11 @@ int main(int argc, char **argv)
 		case 't':
 			seconds = atof(optarg);
 			timed = 1;
+			break;
+		case 'r':
+			rate = atof(optarg);
+			if (rate <= 0)
+				goto usage;
 			break;
 		default:
 			goto usage;
@@ -179,12 +218,7 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	deadline.tv_sec = t0.tv_sec + (time_t)seconds;
-	deadline.tv_nsec = t0.tv_nsec + (long)((seconds - (time_t)seconds) * 1e9);
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
+	deadline = after(&t0, seconds);
 	for (d = 0; d < depth; d++)
 		if (pthread_create(&threads[d], NULL, sender, &fds[d])) {
 			fprintf(stderr, "sgloop: cannot start sender %d\n", d);
@@ -201,7 +235,7 @@ int main(int argc, char **argv)
 	printf("\n");
 	return 0;
 usage:
-	fprintf(stderr, "usage: sgloop [-d DEPTH] [-t SECONDS] /dev/sgN COMMANDS (DEPTH 1-%d)\n",
+	fprintf(stderr, "usage: sgloop [-d DEPTH] [-t SECONDS] [-r RATE] /dev/sgN COMMANDS (DEPTH 1-%d)\n",
 		MAX_DEPTH);
 	return 2;
 }
