@@ -15,7 +15,8 @@
  *     serves: chunks read into a buffer and written out, with direct I/O
  *     where the store does it (no page cache on either side).
  * Chunks are taken by up to VAAI_COPY_WORKERS workers at once (a bounce
- * worker has its own buffer); no worker waits for another's chunk.  A
+ * worker has its own buffer), and by no more than the vaai_copy queue runs
+ * in all (vaai_main.c); no worker waits for another's chunk.  A
  * command whose segments are all clones starts on the submitting CPU
  * (vaai_queue_clone()); the others on an unbound queue.  A
  * segment whose source and destination overlap on one LUN is bounced by one
