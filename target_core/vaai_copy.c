@@ -49,7 +49,14 @@
 
 #include "vaai_xcopy.h"
 
-#define VAAI_COPY_CHUNK		(1U << 20)
+/*
+ * A chunk is small.  A store in RAM copies a whole bio in submit_bio with
+ * no point to reschedule at, so a COMPARE AND WRITE waiting for that CPU
+ * waits one chunk at most; and on a RAM disk 256 KiB chunks moved 4 MiB
+ * copies sent one at a time twice as fast as 1 MiB ones, 4 MiB chunks
+ * slower still (docs/xcopy.md).
+ */
+#define VAAI_COPY_CHUNK		(256U << 10)
 #define VAAI_COPY_WORKERS	4
 /* One clone call at most, so an abort is noticed. */
 #define VAAI_COPY_CLONE_STEP	(64LL << 20)
