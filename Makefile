@@ -224,6 +224,7 @@ bench: build/bench/sgloop build/bench/heartbeat
 		--durability build/bench/durability.json --metrics build/bench/metrics.json \
 		--odxcheck build/bench/odxcheck.json --thin build/bench/thin.json \
 		--caw build/bench/caw.json --ats build/bench/ats.json \
+		--space build/bench/space.json \
 		--clone build/bench/clone.json \
 		docs/benchmarks.md
 

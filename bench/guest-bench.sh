@@ -1,8 +1,8 @@
 #!/bin/sh
 # Inside the guest: the data-path benchmark and its profile, the file store's
 # writes synced and not, what the I/O metrics and the ODX token check cost,
-# thin provisioning, ATS (contention, and heartbeats beside streams) and
-# full copy.
+# thin provisioning, ATS (contention, and heartbeats beside streams), VM
+# I/O beside UNMAP and WRITE SAME, and full copy.
 set -e
 /usr/bin/python3 bench/guest_bench.py build/bench/results.json "$@"
 /usr/bin/python3 bench/guest_profile.py build/bench/profile.json
@@ -19,4 +19,5 @@ set -e
 /usr/bin/python3 bench/guest_thin.py build/bench/thin.json
 /usr/bin/python3 bench/guest_caw.py build/bench/caw.json
 /usr/bin/python3 bench/guest_ats.py build/bench/ats.json
+/usr/bin/python3 bench/guest_space.py build/bench/space.json
 /usr/bin/python3 bench/guest_clone.py build/bench/clone.json --budget 4000

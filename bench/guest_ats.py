@@ -208,15 +208,19 @@ def point(lun, stream, seconds, trace=None):
     return out
 
 
-def make_so(store, who, path):
+def make_so(store, who, path, thin=False):
+    """who's LUN on path; thin: UNMAP on (emulate_tpu), else as made."""
     name = f"ats_{store}_{who}"
     if who == "ours":
         so = VaaiStorageObject(name, path=path)
         so.set_attribute("emulate_write_cache", "0")
-        return so
-    if store == "block":
-        return BlockStorageObject(name, dev=path)
-    return FileIOStorageObject(name, dev=path, size=LUN_BYTES)
+    elif store == "block":
+        so = BlockStorageObject(name, dev=path)
+    else:
+        so = FileIOStorageObject(name, dev=path, size=LUN_BYTES)
+    if thin:
+        so.set_attribute("emulate_tpu", "1")
+    return so
 
 
 def export(so):
@@ -228,42 +232,52 @@ def export(so):
     return Lun(disk, sg, naa_of(sg), 512)
 
 
-def run_store(store, streams, seconds, rounds, trace=False):
-    """Both sides of store, each exported; every stream on each, rounds
-    times, rotating which side goes first."""
-    sos, luns, tracer = {}, {}, None
+@contextlib.contextmanager
+def exported_sides(store, thin=False):
+    """Both sides' LUNs on store, written out in full (so that no side
+    allocates beside what is measured) and exported: {who: Lun}."""
+    sos, luns = {}, {}
     try:
         for who in SIDES:
-            # written out in full, so that no side allocates beside a beat
             if store == "block":
                 path, flag = BDEVS[who], "oflag=direct"
             else:
                 path, flag = os.path.join(FS_MNT, f"{who}.img"), "conv=fsync"
             sh("dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={LUN_BYTES // MiB}", flag)
-            sos[who] = make_so(store, who, path)
+            sos[who] = make_so(store, who, path, thin)
             luns[who] = export(sos[who])
-        if trace:
-            tracer = ats_trace.Trace()
-        per = {s: [] for s in streams}
-        for r in range(rounds):
-            order = SIDES[r % 2 :] + SIDES[: r % 2]
-            for stream in streams:
-                res = {who: point(luns[who], stream, seconds, tracer) for who in order}
-                per[stream].append(res)
-                print(
-                    f"{store} {stream} round {r + 1}: "
-                    + ", ".join(f"{who} p99 {res[who]['p99_us']:.0f} us" for who in SIDES),
-                    flush=True,
-                )
-        return per
+        yield luns
     finally:
-        if tracer:
-            tracer.close()
         for so in sos.values():
             # each taken down, whatever the one before did
             with contextlib.suppress(Exception):
                 unexport(so)
             so.delete()
+
+
+def run_store(store, streams, seconds, rounds, trace=False):
+    """Both sides of store, each exported; every stream on each, rounds
+    times, rotating which side goes first."""
+    tracer = None
+    with exported_sides(store) as luns:
+        try:
+            if trace:
+                tracer = ats_trace.Trace()
+            per = {s: [] for s in streams}
+            for r in range(rounds):
+                order = SIDES[r % 2 :] + SIDES[: r % 2]
+                for stream in streams:
+                    res = {who: point(luns[who], stream, seconds, tracer) for who in order}
+                    per[stream].append(res)
+                    print(
+                        f"{store} {stream} round {r + 1}: "
+                        + ", ".join(f"{who} p99 {res[who]['p99_us']:.0f} us" for who in SIDES),
+                        flush=True,
+                    )
+            return per
+        finally:
+            if tracer:
+                tracer.close()
 
 
 def median(values):

@@ -1,5 +1,6 @@
 """Render bench results (JSON from guest_bench.py, guest_thin.py,
-guest_caw.py, guest_ats.py, guest_clone.py and guest_profile.py) into
+guest_caw.py, guest_ats.py, guest_space.py, guest_clone.py and
+guest_profile.py) into
 docs/benchmarks.md.
 
     report.py [--data RESULTS.json ...] [--boots RESULTS.json ...]
@@ -7,6 +8,7 @@ docs/benchmarks.md.
               [--durability DURABILITY.json] [--metrics METRICS.json]
               [--odxcheck ODXCHECK.json]
               [--thin THIN.json] [--caw CAW.json] [--ats ATS.json]
+              [--space SPACE.json]
               [--clone CLONE.json ...] OUT.md
 
 OUT.md is written by hand but for its measured blocks, each between
@@ -40,6 +42,7 @@ from report_durability import render_durability
 from report_events import render_events
 from report_metrics import render_metrics, render_odxcheck
 from report_profile import render_gaps, render_profile
+from report_space import render_space
 
 DATA = (
     "`bench/guest_bench.py`, measured {date} (kernel {kernel}), the sides of "
@@ -330,6 +333,7 @@ SECTIONS = (
     "thin",
     "caw",
     "ats",
+    "space",
     "clone",
 )
 
@@ -357,6 +361,7 @@ def render(
     boots=None,
     gaps=None,
     ats=None,
+    space=None,
 ):
     """page with the blocks of the sections given rendered anew; the rest
     of it, prose and other blocks, as it was."""
@@ -371,6 +376,7 @@ def render(
         ("thin", thin, render_thin),
         ("caw", caw, render_caw),
         ("ats", ats, render_ats),
+        ("space", space, render_space),
         ("clone", clone, render_clone),
     ):
         if not d:
