@@ -299,23 +299,19 @@ def median(values):
     return statistics.median(got) if got else None
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def stream_args(p, streams, seconds, what):
+    """The options guest_ats.py and guest_space.py share."""
     p.add_argument("out", help="the JSON results file to write")
     p.add_argument("--rounds", type=int, default=3, help="rounds (default %(default)s)")
     p.add_argument(
-        "--seconds", type=int, default=10, help="heartbeat seconds per point (default %(default)s)"
+        "--seconds", type=int, default=seconds, help=f"{what} per point (default %(default)s)"
     )
     p.add_argument("--store", action="append", choices=("file", "block"), help="default: both")
-    p.add_argument("--stream", action="append", choices=tuple(STREAMS), help="default: all")
-    p.add_argument(
-        "--trace",
-        action="store_true",
-        help="also trace where each beat's time goes (ats_trace.py; costs the streams a little)",
-    )
-    args = p.parse_args()
-    streams = args.stream or list(STREAMS)
-    meta = {
+    p.add_argument("--stream", action="append", choices=tuple(streams), help="default: all")
+
+
+def bench_meta(args, **more):
+    return {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "kernel": platform.release(),
         "clocksource": clocksource(),
@@ -323,15 +319,19 @@ def main():
         "seconds": args.seconds,
         "lun_bytes": LUN_BYTES,
         "sides": SIDE_TEXT,
-        "trace": args.trace,
+        **more,
     }
+
+
+def measure_stores(out, meta, stores, run, worst=()):
+    """run(store) -> {stream: [round, ...]} for each store, on the RAM
+    disks (ram0 holds the file store's XFS, ram1 and ram2 are the block
+    LUNs); out rewritten after each store with every figure's median of
+    the rounds, those named in worst the worst of them."""
     results = []
-    # ram0 holds the file store's XFS, ram1 and ram2 are the block LUNs
     with xfs_on_brd(FS_MNT, 3 * LUN_BYTES // 1024, rd_nr=3):
-        for store in args.store or ("file", "block"):
-            per = run_store(store, streams, args.seconds, args.rounds, args.trace)
-            for stream in streams:
-                rounds = per[stream]
+        for store in stores:
+            for stream, rounds in run(store).items():
                 entry = {"store": store, "stream": stream, "rounds": rounds}
                 for who in SIDES:
                     entry[who] = {
@@ -339,12 +339,32 @@ def main():
                         for k in rounds[0][who]
                         if k != "trace"
                     }
-                    # the worst beat of all rounds, not a median of them
-                    entry[who]["max_us"] = max(rd[who]["max_us"] for rd in rounds)
+                    for k in worst:
+                        entry[who][k] = max(rd[who][k] for rd in rounds)
                 results.append(entry)
-            with open(args.out + ".tmp", "w") as f:
+            with open(out + ".tmp", "w") as f:
                 json.dump({"meta": meta, "results": results}, f, indent=2)
-            os.replace(args.out + ".tmp", args.out)
+            os.replace(out + ".tmp", out)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    stream_args(p, STREAMS, 10, "heartbeat seconds")
+    p.add_argument(
+        "--trace",
+        action="store_true",
+        help="also trace where each beat's time goes (ats_trace.py; costs the streams a little)",
+    )
+    args = p.parse_args()
+    streams = args.stream or list(STREAMS)
+    measure_stores(
+        args.out,
+        bench_meta(args, trace=args.trace),
+        args.store or ("file", "block"),
+        lambda store: run_store(store, streams, args.seconds, args.rounds, args.trace),
+        # the worst beat of all rounds, not a median of them
+        worst=("max_us",),
+    )
     return 0
 
 

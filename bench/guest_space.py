@@ -25,7 +25,6 @@ on both sides, rotating which goes first.
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -34,17 +33,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from guest_ats import (  # noqa: E402
-    FS_MNT,
     LUN_BYTES,
-    SIDE_TEXT,
     SIDES,
     STREAM_OFF,
     MiB,
+    bench_meta,
     exported_sides,
-    median,
+    measure_stores,
+    stream_args,
     write_same_cmds,
 )
-from guestlib import SGLOOP, clocksource, cmd_file, sh, xfs_on_brd  # noqa: E402
+from guestlib import SGLOOP, cmd_file, sh  # noqa: E402
 from scsi import cdb_unmap, unmap_list  # noqa: E402
 
 UNMAP_RATE = 50  # 1 MiB UNMAPs a second
@@ -172,37 +171,15 @@ def run_store(store, streams, seconds, rounds):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("out", help="the JSON results file to write")
-    p.add_argument("--rounds", type=int, default=3, help="rounds (default %(default)s)")
-    p.add_argument(
-        "--seconds", type=int, default=8, help="seconds of VM I/O per point (default %(default)s)"
-    )
-    p.add_argument("--store", action="append", choices=("file", "block"), help="default: both")
-    p.add_argument("--stream", action="append", choices=tuple(STREAMS), help="default: all")
+    stream_args(p, STREAMS, 8, "seconds of VM I/O")
     args = p.parse_args()
     streams = args.stream or list(STREAMS)
-    meta = {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "kernel": platform.release(),
-        "clocksource": clocksource(),
-        "rounds": args.rounds,
-        "seconds": args.seconds,
-        "lun_bytes": LUN_BYTES,
-        "sides": SIDE_TEXT,
-        "unmap_rate": UNMAP_RATE,
-    }
-    results = []
-    with xfs_on_brd(FS_MNT, 3 * LUN_BYTES // 1024, rd_nr=3):
-        for store in args.store or ("file", "block"):
-            per = run_store(store, streams, args.seconds, args.rounds)
-            for stream, rounds in per.items():
-                entry = {"store": store, "stream": stream, "rounds": rounds}
-                for who in SIDES:
-                    entry[who] = {k: median(rd[who][k] for rd in rounds) for k in rounds[0][who]}
-                results.append(entry)
-            with open(args.out + ".tmp", "w") as f:
-                json.dump({"meta": meta, "results": results}, f, indent=2)
-            os.replace(args.out + ".tmp", args.out)
+    measure_stores(
+        args.out,
+        bench_meta(args, unmap_rate=UNMAP_RATE),
+        args.store or ("file", "block"),
+        lambda store: run_store(store, streams, args.seconds, args.rounds),
+    )
     return 0
 
 

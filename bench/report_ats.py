@@ -4,7 +4,7 @@ beat on ours and on LIO, ours' p99 over its own idle p99 (issue 28 asks
 2x at most) and over LIO's, and what the stream moved on each."""
 
 from ats_trace import PHASES
-from report_cells import num, ratio
+from report_cells import num, ratio, store_tables
 
 ATS = """`bench/guest_ats.py`, measured {date} (kernel {kernel}), over tcm_loop,
 both sides in one boot, {rounds} rounds of {seconds} s of heartbeats per
@@ -29,6 +29,28 @@ COLUMNS = (
 )
 
 
+def idle_p99(rows, key):
+    """ours' idle figure of key among a store's rows, or None."""
+    return next((r["ours"][key] for r in rows if r["stream"] == "idle"), None)
+
+
+def ats_cells(r, rows):
+    o, lio = r["ours"], r["lio"]
+    return (
+        r["stream"],
+        num(o["p50_us"], "%.0f"),
+        num(lio["p50_us"], "%.0f"),
+        num(o["p99_us"], "%.0f"),
+        num(lio["p99_us"], "%.0f"),
+        ratio(o["p99_us"], lio["p99_us"]),
+        ratio(o["p99_us"], idle_p99(rows, "p99_us")),
+        num(o["max_us"], "%.0f"),
+        num(lio["max_us"], "%.0f"),
+        num(o.get("stream_mbps"), "%.0f"),
+        num(lio.get("stream_mbps"), "%.0f"),
+    )
+
+
 def render_ats(data):
     m = data["meta"]
     text = ATS.format(
@@ -38,30 +60,7 @@ def render_ats(data):
         seconds=m["seconds"],
         trace=" --trace" if m.get("trace") else "",
     )
-    for store, title in STORE.items():
-        rows = [r for r in data["results"] if r["store"] == store]
-        if not rows:
-            continue
-        idle = next((r["ours"]["p99_us"] for r in rows if r["stream"] == "idle"), None)
-        text += f"\n### {title}\n\n" + COLUMNS
-        for r in rows:
-            o, lio = r["ours"], r["lio"]
-            cells = (
-                r["stream"],
-                num(o["p50_us"], "%.0f"),
-                num(lio["p50_us"], "%.0f"),
-                num(o["p99_us"], "%.0f"),
-                num(lio["p99_us"], "%.0f"),
-                ratio(o["p99_us"], lio["p99_us"]),
-                ratio(o["p99_us"], idle),
-                num(o["max_us"], "%.0f"),
-                num(lio["max_us"], "%.0f"),
-                num(o.get("stream_mbps"), "%.0f"),
-                num(lio.get("stream_mbps"), "%.0f"),
-            )
-            text += "| {} |\n".format(" | ".join(cells))
-        text += render_trace(rows)
-    return text
+    return text + store_tables(data, STORE, COLUMNS, ats_cells, render_trace)
 
 
 TRACE = """

@@ -50,3 +50,20 @@ def same_settings(runs, what):
     for key in SETTINGS:
         if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
             raise SystemExit(f"report.py: the {what} runs differ in {key}")
+
+
+def store_tables(data, titles, columns, cells, after=None):
+    """A table per store of data's results (titles: store -> its heading),
+    in titles' order: columns, then cells(row, rows) of each of the
+    store's rows; after(rows), if given, below each table."""
+    text = ""
+    for store, title in titles.items():
+        rows = [r for r in data["results"] if r["store"] == store]
+        if not rows:
+            continue
+        text += f"\n### {title}\n\n" + columns
+        for r in rows:
+            text += "| {} |\n".format(" | ".join(cells(r, rows)))
+        if after:
+            text += after(rows)
+    return text
