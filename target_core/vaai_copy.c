@@ -15,8 +15,8 @@
  *     serves: chunks read into a buffer and written out, with direct I/O
  *     where the store does it (no page cache on either side).
  * Chunks are taken by up to VAAI_COPY_WORKERS workers at once (a bounce
- * worker has its own buffer), and by no more than the vaai_copy queue runs
- * in all (vaai_main.c); no worker waits for another's chunk.  A
+ * worker has its own buffer), and moved by no more than one worker per
+ * CPU in all (vaai_copy_slots); no worker waits for another's chunk.  A
  * command whose segments are all clones starts on the submitting CPU
  * (vaai_queue_clone()); the others on an unbound queue.  A
  * segment whose source and destination overlap on one LUN is bounced by one
@@ -44,6 +44,7 @@
 #include <linux/bvec.h>
 #include <linux/fs.h>
 #include <linux/percpu-refcount.h>
+#include <linux/semaphore.h>
 #include <linux/slab.h>
 #include <scsi/scsi_proto.h>
 
@@ -58,6 +59,8 @@
  */
 #define VAAI_COPY_CHUNK		(256U << 10)
 #define VAAI_COPY_WORKERS	4
+/* How often a worker waiting for a slot checks that its copy is wanted. */
+#define VAAI_COPY_SLOT_WAIT	(HZ / 10)
 /* One clone call at most, so an abort is noticed. */
 #define VAAI_COPY_CLONE_STEP	(64LL << 20)
 
@@ -90,6 +93,24 @@ struct vaai_copy_locks {
 	struct vaai_dev *dev[2];
 	struct vaai_range range[2];
 };
+
+/*
+ * Chunks being moved at once, by all copies together: one per CPU online
+ * when the module loads.  A bounced or spliced chunk on a store in RAM or
+ * through the page cache is moved by the CPU, and a VMFS heartbeat's
+ * COMPARE AND WRITE must find a CPU soon: it competes with that many
+ * chunks, not with four workers for every copy in flight.  A worker holds
+ * no range lock while it waits for a slot, and checks every
+ * VAAI_COPY_SLOT_WAIT that its copy is still wanted, so a copy waiting
+ * behind others still stops at once when aborted, and no copy waits for
+ * one on another LUN to start, only for a chunk to end.
+ */
+static struct semaphore vaai_copy_slots;
+
+void vaai_copy_init(void)
+{
+	sema_init(&vaai_copy_slots, num_online_cpus());
+}
 
 /* Was the token the copy uses cancelled by a change to its ranges? */
 static int vaai_copy_token_check(struct vaai_xcopy *xc)
@@ -215,6 +236,18 @@ static int vaai_copy_bounce(struct vaai_copy_job *job, loff_t spos,
 	return ret;
 }
 
+/* A slot to move a chunk in; nonzero: the job failed or stopped meanwhile. */
+static int vaai_copy_slot(struct vaai_copy_job *job)
+{
+	while (down_timeout(&vaai_copy_slots, VAAI_COPY_SLOT_WAIT)) {
+		int ret = atomic_read(&job->error) ?: vaai_copy_check(job);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Take chunks until there are none left, or the job failed or stopped. */
 static void vaai_copy_loop(struct vaai_copy_job *job, struct bio_vec *bv)
 {
@@ -226,14 +259,18 @@ static void vaai_copy_loop(struct vaai_copy_job *job, struct bio_vec *bv)
 
 		if (atomic_read(&job->error))
 			return;
-		ret = vaai_copy_check(job);
+		if (atomic64_read(&job->next) >= job->len)
+			return;		/* all taken: no slot needed */
+		ret = vaai_copy_check(job) ?: vaai_copy_slot(job);
 		if (ret) {
 			atomic_cmpxchg(&job->error, 0, ret);
 			return;
 		}
 		taken = atomic64_fetch_add(VAAI_COPY_CHUNK, &job->next);
-		if (taken >= job->len)
+		if (taken >= job->len) {
+			up(&vaai_copy_slots);
 			return;
+		}
 		n = min_t(loff_t, VAAI_COPY_CHUNK, job->len - taken);
 		off = job->backward ? job->len - taken - n : taken;
 		if (job->how == VAAI_COPY_SPLICE)
@@ -243,6 +280,7 @@ static void vaai_copy_loop(struct vaai_copy_job *job, struct bio_vec *bv)
 		else
 			ret = vaai_copy_bounce(job, job->src_pos + off,
 					       job->dst_pos + off, n, bv);
+		up(&vaai_copy_slots);
 		if (ret) {
 			atomic_cmpxchg(&job->error, 0, ret);
 			return;

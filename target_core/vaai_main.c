@@ -63,15 +63,9 @@ void vaai_io_queue_start(struct vaai_io *io, void (*fn)(struct vaai_io *io))
 
 /*
  * EXTENDED COPY and WRITE USING TOKEN run for long, on their own queue: they
- * must not hold up READ/WRITE work.  A copy that bounces its data through
- * memory moves it with the CPU when the store is RAM or the page cache, so
- * as on vaai_start_wq only max_active workers (one per online CPU at load,
- * with the same per-node and per-CPU caveats) run at once, a command's
- * helpers among them: a heartbeat's COMPARE AND WRITE competes with that
- * many copies, not with four workers per copy in flight.  A command's
- * first worker copies all of it alone if its helpers never get a turn
- * (vaai_copy.c), so the bound cannot deadlock; the commands beyond it wait
- * their turn in the queue.
+ * must not hold up READ/WRITE work.  How many of their chunks move at once
+ * is vaai_copy.c's to bound, not the queue's: a copy queued behind others
+ * would not see its abort until it started.
  */
 static struct workqueue_struct *vaai_copy_wq;
 
@@ -249,8 +243,7 @@ static int __init vaai_init(void)
 		ret = -ENOMEM;
 		goto out_destroy_wq;
 	}
-	vaai_copy_wq = alloc_workqueue("vaai_copy", WQ_UNBOUND,
-				       num_online_cpus());
+	vaai_copy_wq = alloc_workqueue("vaai_copy", WQ_UNBOUND, 0);
 	if (!vaai_copy_wq) {
 		ret = -ENOMEM;
 		goto out_destroy_start_wq;
@@ -262,6 +255,7 @@ static int __init vaai_init(void)
 		goto out_destroy_copy_wq;
 	}
 
+	vaai_copy_init();
 	ret = transport_backend_register(&vaai_backend_ops);
 	if (ret)
 		goto out_destroy_clone_wq;
