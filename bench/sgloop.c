@@ -106,7 +106,7 @@ static struct timespec after(const struct timespec *t, double seconds)
 	return r;
 }
 
-/* With -r: wait until command i is due. */
+/* With -r: wait until command i is due, or with -t the time is up. */
 static void pace(size_t i)
 {
 	struct timespec due;
@@ -114,6 +114,9 @@ static void pace(size_t i)
 	if (rate <= 0)
 		return;
 	due = after(&t0, i / rate);
+	if (timed && (due.tv_sec > deadline.tv_sec ||
+		      (due.tv_sec == deadline.tv_sec && due.tv_nsec > deadline.tv_nsec)))
+		due = deadline;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) == EINTR)
 		;
 }
