@@ -215,13 +215,18 @@ def make_so(store, who, path, thin=False):
     name = f"ats_{store}_{who}"
     if who == "ours":
         so = VaaiStorageObject(name, path=path)
-        so.set_attribute("emulate_write_cache", "0")
     elif store == "block":
         so = BlockStorageObject(name, dev=path)
     else:
         so = FileIOStorageObject(name, dev=path, size=LUN_BYTES)
-    if thin:
-        so.set_attribute("emulate_tpu", "1")
+    try:
+        if who == "ours":
+            so.set_attribute("emulate_write_cache", "0")
+        if thin:
+            so.set_attribute("emulate_tpu", "1")
+    except Exception:
+        so.delete()  # else it keeps the file open, and the file system mounted
+        raise
     return so
 
 
