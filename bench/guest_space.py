@@ -6,7 +6,7 @@ on the same store, in the same boot, over tcm_loop.
 The VM: fio, 4 KiB random reads and writes half and half, 4 in flight, on
 the LUN's first 64 MiB.  Beside it, from 64 MiB on, one of:
   idle            nothing
-  unmap1m-50      UNMAP of 1 MiB ranges, 50 a second (50 MB/s: VMFS-6
+  unmap1m-40      UNMAP of 1 MiB ranges, 40 a second (40 MB/s: VMFS-6
                   reclaims at 25-100 MB/s), the range written in full
                   before each point so every UNMAP frees something
                   (file store only: the RAM disk discards nothing on
@@ -46,7 +46,7 @@ from guest_ats import (  # noqa: E402
 from guestlib import SGLOOP, cmd_file, sh  # noqa: E402
 from scsi import cdb_unmap, unmap_list  # noqa: E402
 
-UNMAP_RATE = 50  # 1 MiB UNMAPs a second
+UNMAP_RATE = 40  # 1 MiB UNMAPs a second
 
 
 def unmap_cmds(lun):
@@ -62,7 +62,7 @@ def unmap_cmds(lun):
 # name: (commands, in flight, a second at most, stores)
 STREAMS = {
     "idle": None,
-    "unmap1m-50": (unmap_cmds, 4, UNMAP_RATE, ("file",)),
+    "unmap1m-40": (unmap_cmds, 4, UNMAP_RATE, ("file",)),
     "ws1m-qd4": (write_same_cmds, 4, None, ("file", "block")),
 }
 
@@ -123,6 +123,8 @@ def point(lun, stream, seconds):
         if make is unmap_cmds:
             refill(lun)
         cmds = make(lun)
+        if rate and rate * (seconds + 2) > len(cmds):
+            raise ValueError(f"{stream} would run out of range in {seconds} s: fewer seconds")
         path = cmd_file(f"/run/vaai-space-{stream}.cmds", cmds)
         argv = [SGLOOP, "-d", str(depth), "-t", str(seconds + 2)]
         argv += ["-r", str(rate)] if rate else []

@@ -1,6 +1,6 @@
 """4 KiB random I/O beside UNMAP and WRITE SAME (bench/guest_space.py),
-for docs/benchmarks.md: per store, the VM's read and write p50 and p99 on
-ours and on LIO beside each stream, ours' write p99 over LIO's and over its
+for docs/benchmarks.md: per store, the VM's read p50 and p99 and write p99
+on ours and on LIO beside each stream, ours' write p99 over LIO's and over its
 own idle one, and what the stream moved on each."""
 
 from report_ats import STORE, idle_p99

@@ -34,7 +34,7 @@ DATA = {
         {"store": "file", "stream": "idle", "ours": side(300, 400), "lio": side(350, 500)},
         {
             "store": "file",
-            "stream": "unmap1m-50",
+            "stream": "unmap1m-40",
             "ours": side(600, 800, 49.6),
             "lio": side(900, 1600, 48.2),
         },
@@ -46,7 +46,7 @@ DATA = {
 def test_each_store_has_its_table_with_both_write_ratios():
     text = report_space.render_space(DATA)
     idle = ["idle", "100", "100", "300", "350", "400", "500", "0.80", "1.00"]
-    unmap = ["unmap1m-50", "100", "100", "600", "900", "800", "1600", "0.50", "2.00"]
+    unmap = ["unmap1m-40", "100", "100", "600", "900", "800", "1600", "0.50", "2.00"]
     assert table_rows(text, "file store (XFS on a RAM disk)", "stream") == [
         [*idle, "2000", "2000", "n/a", "n/a"],
         [*unmap, "2000", "2000", "50", "48"],
@@ -62,7 +62,7 @@ def test_report_rewrites_the_space_block_alone():
     page += "<!-- section:ats -->\na\n<!-- /section:ats -->\n"
     out = report.render(page, space=DATA)
     assert "old" not in out and "<!-- section:ats -->\na\n" in out
-    assert "| unmap1m-50 | 100 |" in out
+    assert "| unmap1m-40 | 100 |" in out
 
 
 class Lun:
