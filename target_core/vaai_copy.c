@@ -407,7 +407,12 @@ static enum vaai_copy_how vaai_copy_choose(struct vaai_copy_job *job)
 
 	if (!files || vaai_copy_overlap(job))
 		return VAAI_COPY_BOUNCE;
-	if (in->f_op->remap_file_range &&
+	/*
+	 * XFS made without reflink has the method but refuses, and then
+	 * vfs_copy_file_range() copies through the page cache in one call:
+	 * the probe of vaai_odx_snap.c knows whether sharing works.
+	 */
+	if (in->f_op->remap_file_range && job->dst->odx.share &&
 	    file_inode(in)->i_sb == file_inode(out)->i_sb)
 		return VAAI_COPY_CLONE;
 	/* Direct I/O through our buffers beats two trips through the cache. */
