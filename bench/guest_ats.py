@@ -12,10 +12,10 @@ these streams runs on the same LUN:
                   VMFS eager-zeroes (bench/sgloop.c)
   xcopy4m-qd4     EXTENDED COPY of 4 MiB within the LUN, 4 in flight, as
                   ESXi's data mover clones (bench/sgloop.c)
-Stores: a file on XFS on a RAM disk, written in full first and unshared
-before each point (ours' copies share extents, and a write to a shared
-one is copied on write; ours with the write cache off: direct I/O; LIO
-target_core_file, write_back=0), and a
+Stores: a file on XFS on a RAM disk, written in full first and the
+streams' range again before each point (ours' copies share extents, and a
+write to a shared one is copied on write; ours with the write cache off:
+direct I/O; LIO target_core_file, write_back=0), and a
 RAM disk each (ours; LIO target_core_iblock).  Each round runs every
 stream on both sides, rotating which goes first; after each point the
 heartbeat block must hold the count of beats that ended GOOD.
@@ -265,10 +265,20 @@ def exported_sides(store, thin=False):
 def unshare(store, who):
     """Our EXTENDED COPY on the file store shares extents (XFS reflink),
     and every later write to them is copied on write: each point starts
-    with none shared, whatever ran before it."""
+    with the streams' range written anew, none of it shared, whatever ran
+    before it."""
     if store == "file":
         path = os.path.join(FS_MNT, f"{who}.img")
-        sh("xfs_io", "-c", f"funshare 0 {LUN_BYTES}", path)
+        sh(
+            "dd",
+            "if=/dev/zero",
+            f"of={path}",
+            "bs=1M",
+            f"seek={STREAM_OFF // MiB}",
+            f"count={(LUN_BYTES - STREAM_OFF) // MiB}",
+            "conv=notrunc,fsync",
+            "oflag=direct",
+        )
 
 
 def run_store(store, streams, seconds, rounds, trace=False):
