@@ -262,23 +262,27 @@ def exported_sides(store, thin=False):
             so.delete()
 
 
+def write_stream_range(target):
+    """The streams' range of a LUN (its disk, or its file) written anew
+    with direct I/O: allocated, and none of it shared."""
+    sh(
+        "dd",
+        "if=/dev/zero",
+        f"of={target}",
+        "bs=1M",
+        f"seek={STREAM_OFF // MiB}",
+        f"count={(LUN_BYTES - STREAM_OFF) // MiB}",
+        "conv=notrunc,fsync",
+        "oflag=direct",
+    )
+
+
 def unshare(store, who):
     """Our EXTENDED COPY on the file store shares extents (XFS reflink),
     and every later write to them is copied on write: each point starts
-    with the streams' range written anew, none of it shared, whatever ran
-    before it."""
+    with the streams' range written anew, whatever ran before it."""
     if store == "file":
-        path = os.path.join(FS_MNT, f"{who}.img")
-        sh(
-            "dd",
-            "if=/dev/zero",
-            f"of={path}",
-            "bs=1M",
-            f"seek={STREAM_OFF // MiB}",
-            f"count={(LUN_BYTES - STREAM_OFF) // MiB}",
-            "conv=notrunc,fsync",
-            "oflag=direct",
-        )
+        write_stream_range(os.path.join(FS_MNT, f"{who}.img"))
 
 
 def run_store(store, streams, seconds, rounds, trace=False):

@@ -42,8 +42,9 @@ from guest_ats import (  # noqa: E402
     measure_stores,
     stream_args,
     write_same_cmds,
+    write_stream_range,
 )
-from guestlib import SGLOOP, cmd_file, sh  # noqa: E402
+from guestlib import SGLOOP, cmd_file  # noqa: E402
 from scsi import cdb_unmap, unmap_list  # noqa: E402
 
 UNMAP_RATE = 40  # 1 MiB UNMAPs a second
@@ -102,26 +103,13 @@ def clat(job, rw):
     }
 
 
-def refill(lun):
-    """The stream's range written in full, so that an UNMAP frees space."""
-    sh(
-        "dd",
-        "if=/dev/zero",
-        f"of={lun.disk}",
-        "bs=1M",
-        f"seek={STREAM_OFF // MiB}",
-        f"count={(LUN_BYTES - STREAM_OFF) // MiB}",
-        "oflag=direct",
-    )
-
-
 def point(lun, stream, seconds):
     """The VM's latencies beside stream, and the stream's MB/s."""
     bg, path = None, None
     if STREAMS[stream]:
         make, depth, rate, _ = STREAMS[stream]
         if make is unmap_cmds:
-            refill(lun)
+            write_stream_range(lun.disk)  # so that every UNMAP frees blocks
         cmds = make(lun)
         if rate and rate * (seconds + 2) > len(cmds):
             raise ValueError(f"{stream} would run out of range in {seconds} s: fewer seconds")
