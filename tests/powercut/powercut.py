@@ -38,7 +38,7 @@ OUT = os.path.join(REPO, "build", "powercut")
 STOP = os.path.join(OUT, "stop")
 PORTAL = "127.0.0.1:3260"
 READY = "powercut: ready"
-BOOT_TIMEOUT = 600  # seconds from QEMU's start to the LUNs exported
+BOOT_TIMEOUT = 600  # seconds from run.py's holding the VM lock to the LUNs exported
 READ_CHUNK = 2048  # blocks per READ when checking a LUN
 
 
@@ -56,7 +56,8 @@ class RunFailedError(Exception):
 class Guest:
     """One boot of the target's guest, its console followed in a thread."""
 
-    def __init__(self, kver, boot, fmt):
+    def __init__(self, run, kver, boot, fmt):
+        self.run = run  # tests/vm/run.py, imported
         self.log = os.path.join(OUT, f"console-{boot}.log")
         env = dict(os.environ, VAAI_POWERCUT_FORMAT="1" if fmt else "0")
         disks = [a for d in DISKS for a in ("--disk", os.path.join(OUT, d.image))]
@@ -79,19 +80,27 @@ class Guest:
             stderr=subprocess.STDOUT,
             text=True,
             env=env,
+            start_new_session=True,  # kill() can stop run.py and all it started
         )
         self.lines = []
+        self.booting = threading.Event()  # run.py holds the VM lock
         self.ready = threading.Event()
         threading.Thread(target=self._follow, daemon=True).start()
 
     def _follow(self):
         for line in self.proc.stdout:
             self.lines.append(line.rstrip())
+            if line.startswith(self.run.BOOTING):
+                self.booting.set()
             if READY in line:
                 self.ready.set()
+        self.booting.set()
         self.ready.set()
 
     def wait_ready(self):
+        """Until the guest has exported its LUNs: however long another VM
+        holds the lock, then BOOT_TIMEOUT."""
+        self.booting.wait()
         if not self.ready.wait(BOOT_TIMEOUT) or self.proc.poll() is not None:
             self.kill()
             raise RunFailedError(
@@ -102,8 +111,10 @@ class Guest:
         return "\n".join(self.lines[-n:])
 
     def kill(self):
-        """The power cut: SIGKILL to this boot's QEMU."""
+        """The power cut: SIGKILL to this boot's QEMU; where there is none
+        (not started yet, or gone), to run.py and all it started."""
         image = os.path.join(OUT, DISKS[0].image)
+        found = False
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -114,6 +125,9 @@ class Guest:
                 image.encode() in a for a in argv
             ):
                 os.kill(int(pid), signal.SIGKILL)
+                found = True
+        if not found and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
 
     def trouble(self, run):
@@ -221,7 +235,7 @@ class Rig:
     def round(self, boot):
         last = boot == self.args.cuts
         start = time.monotonic()
-        guest = Guest(self.args.kver, boot, fmt=boot == 0)
+        guest = Guest(self.run, self.args.kver, boot, fmt=boot == 0)
         try:
             guest.wait_ready()
             up = time.monotonic()

@@ -28,6 +28,7 @@ VNG = os.environ.get("VAAI_VNG", "/var/cache/vaai/venv/bin/vng")
 # software-emulated guests on two cores slow each other past the tests'
 # timeouts).
 VM_LOCK = os.environ.get("VAAI_VM_LOCK", "/tmp/vaai-vm.lock")
+BOOTING = "run.py: the VM lock is ours; booting"
 
 # The headers of lockdep's reports (kernel/locking/lockdep.c).  Sleeping in
 # atomic context (DEBUG_ATOMIC_SLEEP) is a "BUG: sleeping function called".
@@ -350,6 +351,8 @@ def run(args):
     except BlockingIOError:
         print(f"run.py: another VM is running; waiting for {VM_LOCK}")
         fcntl.flock(lock, fcntl.LOCK_EX)
+    # From here the boot is ours (tests/powercut times the boot from it).
+    print(BOOTING, flush=True)
     first = args.log + ".first-boot"
     if os.path.exists(first):
         os.unlink(first)
