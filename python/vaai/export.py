@@ -257,7 +257,7 @@ def find_disk(so, driver=None, timeout=20.0, target=None, initiator=None):
                     so.wwn, " over " + driver if driver else ""
                 )
             )
-        time.sleep(0.2)
+        time.sleep(0.02)
 
 
 def sg_of(disk):
