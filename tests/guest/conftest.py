@@ -26,6 +26,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import loopdev
 from rtslib_fb import RTSRoot
 from rtslib_fb.utils import RTSLibNotInCFS
 from scsi import clear_unit_attention, expect_good, read_blocks, write_blocks
@@ -153,7 +154,7 @@ class Backing:
                 if fill:
                     f.write(fill)
         if store == "bdev":
-            self.loop = sh("losetup", "--find", "--show", self.image).strip()
+            self.loop = loopdev.attach(self.image)
 
     @property
     def path(self):
@@ -161,7 +162,7 @@ class Backing:
 
     def remove(self):
         if self.loop:
-            sh("losetup", "-d", self.loop)
+            loopdev.detach(self.loop)
         if os.path.exists(self.image):
             os.unlink(self.image)
 
