@@ -12,7 +12,10 @@ of them in flight as ESXi's data mover keeps them, by ours and by LIO; and
 as a host does without the offload: dd, 4 MiB direct READs and WRITEs over
 our LUNs.  Every copy is checked against the source afterwards.
 Reports seconds, what the copy added to the destination file's allocation,
-and how much of the destination shares extents with the source.
+and how much of the destination shares extents with the source.  Every
+point is measured --rounds times, the rounds interleaved (a boot of this
+guest drifts: the same copy took 1.27 and 2.23 s a minute apart), and the
+median round reported with all rounds' seconds.
 
 A small run per file system comes first (--probe): it shows every path works
 before the long runs, and gives the estimates that keep the whole run within
@@ -21,6 +24,7 @@ skipped and the output says why.
 
     guest_clone.py OUT.json [--sizes 1G,4G] [--fs xfs,ext4] [--cmds 4M,16M]
                             [--depths 1,4,8] [--budget 1500] [--probe 64M]
+                            [--rounds 3]
 """
 
 import argparse
@@ -329,15 +333,28 @@ def ram_disks(nr, kib):
         sh("rmmod", "brd")
 
 
-class Block:
-    """One store and one size: every copy, by every side."""
+def median_round(runs):
+    """Of one side's rounds at one point, the one of median seconds (the
+    lower of the middle two), with every round's seconds; a failed round
+    fails the point."""
+    failed = [m for m in runs if "error" in m]
+    if failed:
+        return failed[0]
+    mid = sorted(runs, key=lambda m: m["seconds"])[(len(runs) - 1) // 2]
+    return dict(mid, rounds=[m["seconds"] for m in runs])
 
-    def __init__(self, fs, size, cmds, depths, pattern):
+
+class Block:
+    """One store and one size: every copy, by every side, rounds times."""
+
+    def __init__(self, fs, size, cmds, depths, pattern, rounds=1):
         self.fs, self.size, self.cmds, self.pattern = fs, size, cmds, pattern
-        self.depths = depths
+        self.depths, self.rounds = depths, rounds
         self.data_s = 0.0  # time that grows with the size: fill, copies, checks
         self.errors = 0
-        self.xcopy, self.host = {}, {}
+        # point -> side -> one measurement per round
+        self.xcopy = collections.defaultdict(lambda: collections.defaultdict(list))
+        self.host = collections.defaultdict(list)
 
     def measure(self, what, layout, copy):
         """copy() onto an empty destination range, timed from a cold cache to
@@ -396,27 +413,37 @@ class Block:
             for copy in ("across", "within"):
                 layout = Layout(copy, src, self.size)
                 try:
-                    self.run_copy(layout)
+                    # rounds interleaved: what drifts in a boot drifts for all
+                    for rnd in range(self.rounds):
+                        self.run_copy(layout, rnd)
                 finally:
                     layout.close()
         self.seconds = time.monotonic() - t0
         return self
 
-    def run_copy(self, layout):
+    def run_copy(self, layout, rnd):
         name = f"{self.fs} {label(self.size)} {layout.copy}"
+        if self.rounds > 1:
+            name += f" round {rnd + 1}"
         for who in ("ours", "lio"):
             with exported(who, layout.files) as luns:
                 for cmd in self.cmds:
                     for depth in self.depths:
                         point = (layout.copy, cmd, depth)
-                        self.xcopy.setdefault(point, {})[who] = self.measure(
-                            f"{name} xcopy {label(cmd)} x{depth} {who}",
-                            layout,
-                            lambda cmd=cmd, depth=depth: xcopy_clone(luns, layout, cmd, depth),
+                        self.xcopy[point][who].append(
+                            self.measure(
+                                f"{name} xcopy {label(cmd)} x{depth} {who}",
+                                layout,
+                                lambda cmd=cmd, depth=depth: xcopy_clone(luns, layout, cmd, depth),
+                            )
                         )
                 if who == "ours":
-                    self.host[layout.copy] = self.measure(
-                        f"{name} host dd {label(HOST_BS)}", layout, lambda: host_copy(luns, layout)
+                    self.host[layout.copy].append(
+                        self.measure(
+                            f"{name} host dd {label(HOST_BS)}",
+                            layout,
+                            lambda: host_copy(luns, layout),
+                        )
                     )
 
     def estimate(self, size):
@@ -434,7 +461,10 @@ class Block:
                     method="xcopy",
                     cmd_bytes=cmd,
                     depth=depth,
-                    **self.xcopy[(copy, cmd, depth)],
+                    **{
+                        who: median_round(runs)
+                        for who, runs in self.xcopy[(copy, cmd, depth)].items()
+                    },
                 )
                 for cmd in self.cmds
                 for depth in self.depths
@@ -446,7 +476,7 @@ class Block:
                     "copy": copy,
                     "method": "host",
                     "cmd_bytes": HOST_BS,
-                    "ours": self.host[copy],
+                    "ours": median_round(self.host[copy]),
                 }
             )
         return out
@@ -477,7 +507,16 @@ def main():
         help="guest seconds for the whole run; 0: no limit (default %(default)s)",
     )
     p.add_argument("--probe", default="64M", help="size of the first, estimating run; 0: none")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="measurements of every point, interleaved; the median is reported "
+        "(default %(default)s)",
+    )
     args = p.parse_args()
+    if args.rounds < 1:
+        p.error("--rounds is at least 1")
 
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     cmds = [parse_size(s) for s in args.cmds.split(",")]
@@ -503,7 +542,7 @@ def main():
     for fs in fss:
         if not probe:
             break
-        blk = Block(fs, probe, cmds, depths, pattern).run()
+        blk = Block(fs, probe, cmds, depths, pattern, args.rounds).run()
         probes.append(blk.summary())
         model[fs] = blk
         print(f"probe {fs} {label(probe)}: {blk.seconds:.0f} s", flush=True)
@@ -529,7 +568,7 @@ def main():
                 continue
             if est is not None:
                 print(f"{fs} {label(size)}: estimated {est:.0f} s", flush=True)
-            blk = Block(fs, size, cmds, depths, pattern).run()
+            blk = Block(fs, size, cmds, depths, pattern, args.rounds).run()
             print(f"{fs} {label(size)}: took {blk.seconds:.0f} s", flush=True)
             results += blk.results()
             model[fs] = blk
@@ -545,6 +584,7 @@ def main():
         "probes": probes,
         "skipped": skipped,
         "lio": "target_core_file (write_back=0)",
+        "rounds": args.rounds,
     }
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

@@ -239,7 +239,7 @@ CLONE_COLS = (
 )
 CLONE = (
     "`bench/guest_clone.py`, measured {date} (kernel {kernel}), ours and LIO\n"
-    "in the same boot; host: `dd iflag=direct oflag=direct bs={host_mib}M`.\n\n"
+    "in the same boot; host: `dd iflag=direct oflag=direct bs={host_mib}M`{rounds}.\n\n"
     "| " + " | ".join(CLONE_COLS) + " |\n|---|---|---|---|" + "---:|" * 10 + "\n"
 )
 
@@ -300,6 +300,11 @@ def render_clone(data):
             host_mib=m.get("host_bs", 4 << 20) >> 20,
             date=m.get("date", "?"),
             kernel=m.get("kernel", "?"),
+            rounds=(
+                f"; seconds: the median of {m['rounds']} rounds, interleaved"
+                if m.get("rounds", 1) > 1
+                else ""
+            ),
         )
         + "\n".join(rows)
         + "\n"

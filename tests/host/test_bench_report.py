@@ -2,12 +2,16 @@
 
 import importlib.util
 import os
+import sys
 
 import pytest
 
-_spec = importlib.util.spec_from_file_location(
-    "report", os.path.join(os.path.dirname(__file__), "..", "..", "bench", "report.py")
-)
+BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
+sys.path.insert(0, BENCH)
+
+import guest_clone  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("report", os.path.join(BENCH, "report.py"))
 report = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(report)
 
@@ -410,3 +414,19 @@ def test_clone_block_store_rows_have_no_space_columns():
     cells = clone_row(render(clone=run), "| block | 1 GiB | across | 4 MiB |")
     assert cells[4:10] == ["4", "2.00", "8.00", "4.00", "4.00", "2.00"]
     assert cells[10:] == ["n/a"] * 4
+
+
+def test_clone_rounds_are_named_in_the_header():
+    one = render(clone=CLONE)
+    assert "median of" not in block(one, "clone")
+    three = render(clone=dict(CLONE, meta=dict(CLONE["meta"], rounds=3)))
+    assert "seconds: the median of 3 rounds, interleaved" in block(three, "clone")
+
+
+def test_clone_median_round_keeps_every_rounds_seconds():
+    runs = [copy(3.0, GiB, 0), copy(1.0, GiB, 0), copy(2.0, GiB, 0), copy(9.0, GiB, 0)]
+    mid = guest_clone.median_round(runs)
+    # the lower of the middle two, as measured (not an average)
+    assert mid["seconds"] == 2.0 and mid["rounds"] == [3.0, 1.0, 2.0, 9.0]
+    failed = {"error": "miscompare at byte 0"}
+    assert guest_clone.median_round([copy(1.0, GiB, 0), failed]) == failed
