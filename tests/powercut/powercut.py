@@ -80,10 +80,10 @@ class Guest:
             stderr=subprocess.STDOUT,
             text=True,
             env=env,
-            start_new_session=True,  # kill() can stop run.py and all it started
         )
         self.lines = []
         self.booting = threading.Event()  # run.py holds the VM lock
+        self.booted_at = None  # and since when
         self.ready = threading.Event()
         threading.Thread(target=self._follow, daemon=True).start()
 
@@ -91,6 +91,7 @@ class Guest:
         for line in self.proc.stdout:
             self.lines.append(line.rstrip())
             if line.startswith(self.run.BOOTING):
+                self.booted_at = time.monotonic()
                 self.booting.set()
             if READY in line:
                 self.ready.set()
@@ -102,7 +103,7 @@ class Guest:
         holds the lock, then BOOT_TIMEOUT."""
         self.booting.wait()
         if not self.ready.wait(BOOT_TIMEOUT) or self.proc.poll() is not None:
-            self.kill()
+            self.stop()
             raise RunFailedError(
                 f"the guest did not export its LUNs (console: {self.log}):\n" + self.tail()
             )
@@ -110,9 +111,17 @@ class Guest:
     def tail(self, n=30):
         return "\n".join(self.lines[-n:])
 
+    def stop(self):
+        """This boot given up: run.py interrupted, which stops the vng (and
+        QEMU) it started and boots no more (a QEMU killed under it instead
+        could look to it like a boot that died early, to be tried again)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        self.proc.wait()
+
     def kill(self):
-        """The power cut: SIGKILL to this boot's QEMU; where there is none
-        (not started yet, or gone), to run.py and all it started."""
+        """The power cut: SIGKILL to this boot's QEMU; where there is none,
+        the boot stopped as by stop()."""
         image = os.path.join(OUT, DISKS[0].image)
         found = False
         for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -126,8 +135,8 @@ class Guest:
             ):
                 os.kill(int(pid), signal.SIGKILL)
                 found = True
-        if not found and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        if not found:
+            self.stop()
         self.proc.wait()
 
     def trouble(self, run):
@@ -234,11 +243,11 @@ class Rig:
 
     def round(self, boot):
         last = boot == self.args.cuts
-        start = time.monotonic()
         guest = Guest(self.run, self.args.kver, boot, fmt=boot == 0)
         try:
             guest.wait_ready()
             up = time.monotonic()
+            start = guest.booted_at
             self.fs_checks += sum(line.endswith(" clean") for line in guest.lines)
             devs = [login(n) for n in range(len(LUNS))]
             wrong = self.check(devs)
