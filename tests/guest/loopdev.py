@@ -9,6 +9,7 @@ import os
 LOOP_SET_FD = 0x4C00
 LOOP_CLR_FD = 0x4C01
 LOOP_CTL_GET_FREE = 0x4C82
+TRIES = 64  # a free device taken by another before us, again and again
 
 
 def attach(path):
@@ -17,7 +18,7 @@ def attach(path):
     try:
         ctl = os.open("/dev/loop-control", os.O_RDWR)
         try:
-            while True:
+            for _ in range(TRIES):
                 n = fcntl.ioctl(ctl, LOOP_CTL_GET_FREE)
                 dev = f"/dev/loop{n}"
                 fd = os.open(dev, os.O_RDWR)
@@ -29,6 +30,7 @@ def attach(path):
                         raise
                 finally:
                     os.close(fd)
+            raise OSError(errno.EBUSY, f"no free loop device for {path} in {TRIES} tries")
         finally:
             os.close(ctl)
     finally:
