@@ -20,4 +20,4 @@ set -e
 /usr/bin/python3 bench/guest_caw.py build/bench/caw.json
 /usr/bin/python3 bench/guest_ats.py build/bench/ats.json
 /usr/bin/python3 bench/guest_space.py build/bench/space.json
-/usr/bin/python3 bench/guest_clone.py build/bench/clone.json --sizes 256M,1G --budget 4000
+/usr/bin/python3 bench/guest_clone.py build/bench/clone.json

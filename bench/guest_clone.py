@@ -22,8 +22,8 @@ before the long runs, and gives the estimates that keep the whole run within
 --budget seconds.  Points that would not fit, or not fit in memory, are
 skipped and the output says why.
 
-    guest_clone.py OUT.json [--sizes 1G,4G] [--fs xfs,ext4] [--cmds 4M,16M]
-                            [--depths 1,4,8] [--budget 1500] [--probe 64M]
+    guest_clone.py OUT.json [--sizes 256M,1G] [--fs xfs,ext4,block] [--cmds 4M,16M]
+                            [--depths 1,4,8] [--budget 4000] [--probe 64M]
                             [--rounds 3]
 """
 
@@ -494,7 +494,7 @@ class Block:
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out", help="the JSON results file to write")
-    p.add_argument("--sizes", default="1G,4G", help="clone sizes (default %(default)s)")
+    p.add_argument("--sizes", default="256M,1G", help="clone sizes (default %(default)s)")
     p.add_argument("--fs", default="xfs,ext4,block", help="stores, in order (default %(default)s)")
     p.add_argument("--cmds", default="4M,16M", help="bytes per EXTENDED COPY (default %(default)s)")
     p.add_argument(
@@ -503,7 +503,7 @@ def main():
     p.add_argument(
         "--budget",
         type=int,
-        default=1500,
+        default=4000,
         help="guest seconds for the whole run; 0: no limit (default %(default)s)",
     )
     p.add_argument("--probe", default="64M", help="size of the first, estimating run; 0: none")
@@ -550,8 +550,10 @@ def main():
             broken.add(fs)
             failed = True
 
-    for fs in fss:
-        for size in sizes:
+    # every store at a size before any at the next: a large size of the
+    # first store cannot crowd the others out of the budget
+    for size in sizes:
+        for fs in fss:
             left = args.budget - (time.monotonic() - start)
             est = model[fs].estimate(size) if fs in model else None
             need = mem_needed(fs, size)
@@ -583,7 +585,7 @@ def main():
         "host_bs": HOST_BS,
         "probes": probes,
         "skipped": skipped,
-        "lio": "target_core_file (write_back=0)",
+        "lio": "target_core_file (write_back=0) on files, target_core_iblock on the block store",
         "rounds": args.rounds,
     }
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
