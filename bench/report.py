@@ -409,6 +409,9 @@ def merge_clone(runs):
     boot's file systems."""
     if len(runs) == 1:
         return runs[0]
+    # the header names one count of rounds for every row
+    if len({run["meta"].get("rounds", 1) for run in runs}) > 1:
+        raise SystemExit("report.py: the clone runs differ in rounds")
     first = runs[0]["meta"]
     meta = dict(
         first,

@@ -419,8 +419,10 @@ def test_clone_block_store_rows_have_no_space_columns():
 def test_clone_rounds_are_named_in_the_header():
     one = render(clone=CLONE)
     assert "median of" not in block(one, "clone")
-    three = render(clone=dict(CLONE, meta=dict(CLONE["meta"], rounds=3)))
-    assert "seconds: the median of 3 rounds, interleaved" in block(three, "clone")
+    three = dict(CLONE, meta=dict(CLONE["meta"], rounds=3))
+    assert "seconds: the median of 3 rounds, interleaved" in block(render(clone=three), "clone")
+    with pytest.raises(SystemExit, match="differ in rounds"):
+        report.merge_clone([CLONE, three])
 
 
 def test_clone_median_round_keeps_every_rounds_seconds():
