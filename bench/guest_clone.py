@@ -10,7 +10,10 @@ non-repeating data is copied
 with one EXTENDED COPY (LID1) per 4 MiB or 16 MiB, ESXi's sizes, 1, 4 or 8
 of them in flight as ESXi's data mover keeps them, by ours and by LIO; and
 as a host does without the offload: dd, 4 MiB direct READs and WRITEs over
-our LUNs.  Every copy is checked against the source afterwards.
+our LUNs.  From one initiator (tcm_loop), and from two at once, as two
+ESXi hosts cloning on one datastore: tcm_loop and this guest's open-iscsi
+logged in to LIO's iSCSI target, each copying its half of the range.
+Every copy is checked against the source afterwards.
 Reports seconds, what the copy added to the destination file's allocation,
 and how much of the destination shares extents with the source.  Every
 point is measured --rounds times, the rounds interleaved (a boot of this
@@ -24,7 +27,7 @@ skipped and the output says why.
 
     guest_clone.py OUT.json [--sizes 256M,1G] [--fs xfs,ext4,block] [--cmds 4M,16M]
                             [--depths 1,4,8] [--budget 4000] [--probe 64M]
-                            [--rounds 3]
+                            [--rounds 3] [--initiators 1,2]
 """
 
 import argparse
@@ -40,6 +43,7 @@ import struct
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
@@ -49,13 +53,16 @@ from guestlib import drop_caches, fs_on_brd, sgloop, sh  # noqa: E402
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 from scsi import cdb_xcopy, clear_unit_attention, cscd_e4, naa_of, seg_b2b, xcopy_list  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
+from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport  # noqa: E402
 from vaai.params import parse_size  # noqa: E402
 
 MiB = 1 << 20
 GiB = 1 << 30
 FS_MNT = "/run/vaai-clone"
 HOST_BS = 4 * MiB  # the host-side copy's READ and WRITE size
+# the second initiator: open-iscsi in this guest, logged in to LIO's iSCSI
+INITIATOR = os.path.join(HERE, "..", "fabrics", "iscsi", "initiator.sh")
+ISCSI_IQN = "iqn.2026-11.org.vaai:clone"
 MEM_HEADROOM = GiB  # guest memory left over beside the RAM disk
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -243,12 +250,27 @@ class Layout:
 Lun = collections.namedtuple("Lun", "disk sg naa block_size")
 
 
+def find_luns(sos, driver, target=None):
+    """The Lun of each storage object as driver's disks show it."""
+    luns = []
+    for so in sos:
+        disk = find_disk(so, driver, target=target)
+        sg = sg_of(disk)
+        # the LUNs added after it raised REPORTED LUNS DATA HAS CHANGED
+        clear_unit_attention(sg)
+        luns.append(Lun(disk, sg, naa_of(sg), int(so.get_attribute("block_size"))))
+    return luns
+
+
 @contextlib.contextmanager
-def exported(who, files):
+def exported(who, files, iscsi=False):
     """A LUN by who on each file, all in one tcm_loop target: one I_T nexus
     sees them all, and that is where both ours and LIO look up the LUNs an
-    EXTENDED COPY names.  Write cache off on both sides."""
-    sos, wwn = [], None
+    EXTENDED COPY names.  Write cache off on both sides.  With iscsi, the
+    same LUNs also through LIO's iSCSI target, this guest's open-iscsi
+    logged in: a second initiator, as a second ESXi host sharing the
+    datastore.  Yields the paths, tcm_loop's first: each a Lun per file."""
+    sos, wwn, logged_in = [], None, False
     try:
         for i, path in enumerate(files):
             name = f"clone_{who}_{i}"
@@ -265,17 +287,21 @@ def exported(who, files):
                 sos.append(so)
             lun = export_loopback(so, lun=i, wwn=wwn)
             wwn = lun.parent_tpg.parent_target.wwn
-        luns = []
-        for so in sos:
-            disk = find_disk(so, "tcm_loopback")
-            sg = sg_of(disk)
-            # the LUNs added after it raised REPORTED LUNS DATA HAS CHANGED
-            clear_unit_attention(sg)
-            luns.append(Lun(disk, sg, naa_of(sg), int(so.get_attribute("block_size"))))
+        paths = [find_luns(sos, "tcm_loopback")]
+        if iscsi:
+            sh(INITIATOR, "start")
+            me = sh(INITIATOR, "name").strip()
+            for i, so in enumerate(sos):
+                export_iscsi(so, ISCSI_IQN, initiators=[me], lun=i)
+            sh(INITIATOR, "login", ISCSI_IQN)
+            logged_in = True
+            paths.append(find_luns(sos, "iscsi_tcp", target=ISCSI_IQN))
         # udev's probe of the new disks must not run inside a timed copy
         sh("udevadm", "settle")
-        yield luns
+        yield paths
     finally:
+        if logged_in:
+            subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True, check=False)
         for so in sos:
             unexport(so)
             so.delete()
@@ -299,28 +325,52 @@ def xcopy_cmds(src, dst, cmd_bytes, nbytes, dst_off=0, src_off=0):
     return cmds
 
 
-def xcopy_clone(luns, layout, cmd_bytes, depth):
-    """The copy as ESXi sends it, depth commands in flight, the commands
-    built before and timed by sgloop: its seconds."""
-    cmds = xcopy_cmds(luns[0], luns[-1], cmd_bytes, layout.size, layout.dst_off)
-    return sgloop(luns[0].sg, cmds, depth)
+def xcopy_clone(paths, layout, cmd_bytes, depth):
+    """The copy as ESXi sends it, depth commands in flight on each path,
+    the commands built before and timed by sgloop; each path copies its
+    share of the range, all at once: the seconds of the slowest."""
+    share = layout.size // len(paths)
+
+    def send(i):
+        luns = paths[i]
+        cmds = xcopy_cmds(
+            luns[0], luns[-1], cmd_bytes, share, layout.dst_off + i * share, i * share
+        )
+        return sgloop(luns[0].sg, cmds, depth, tag=str(i))
+
+    with ThreadPoolExecutor(len(paths)) as pool:
+        return max(pool.map(send, range(len(paths))))
 
 
-def host_copy(luns, layout):
+def host_copy(paths, layout):
     """What a host does without the offload: read, then write, over the
-    fabric (timed from outside: None)."""
-    sh(
-        "dd",
-        f"if={luns[0].disk}",
-        f"of={luns[-1].disk}",
-        f"bs={HOST_BS}",
-        f"count={layout.size // HOST_BS}",
-        f"seek={layout.dst_off // HOST_BS}",
-        "iflag=direct",
-        "oflag=direct",
-        "conv=notrunc",
-        "status=none",
-    )
+    fabric, each path its share of the range, all at once (timed from
+    outside: None)."""
+    share = layout.size // len(paths)
+    dds = [
+        subprocess.Popen(
+            [
+                "dd",
+                f"if={luns[0].disk}",
+                f"of={luns[-1].disk}",
+                f"bs={HOST_BS}",
+                f"count={share // HOST_BS}",
+                f"skip={i * share // HOST_BS}",
+                f"seek={(layout.dst_off + i * share) // HOST_BS}",
+                "iflag=direct",
+                "oflag=direct",
+                "conv=notrunc",
+                "status=none",
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i, luns in enumerate(paths)
+    ]
+    for dd in dds:
+        _, err = dd.communicate()
+        if dd.returncode:
+            raise subprocess.CalledProcessError(dd.returncode, dd.args, stderr=err)
 
 
 @contextlib.contextmanager
@@ -347,9 +397,9 @@ def median_round(runs):
 class Block:
     """One store and one size: every copy, by every side, rounds times."""
 
-    def __init__(self, fs, size, cmds, depths, pattern, rounds=1):
+    def __init__(self, fs, size, cmds, depths, pattern, rounds=1, initiators=(1,)):
         self.fs, self.size, self.cmds, self.pattern = fs, size, cmds, pattern
-        self.depths, self.rounds = depths, rounds
+        self.depths, self.rounds, self.initiators = depths, rounds, initiators
         self.data_s = 0.0  # time that grows with the size: fill, copies, checks
         self.errors = 0
         # point -> side -> one measurement per round
@@ -426,25 +476,29 @@ class Block:
         if self.rounds > 1:
             name += f" round {rnd + 1}"
         for who in ("ours", "lio"):
-            with exported(who, layout.files) as luns:
-                for cmd in self.cmds:
-                    for depth in self.depths:
-                        point = (layout.copy, cmd, depth)
-                        self.xcopy[point][who].append(
+            with exported(who, layout.files, iscsi=max(self.initiators) > 1) as paths:
+                for n in self.initiators:
+                    by = f" from {n} initiators" if n > 1 else ""
+                    for cmd in self.cmds:
+                        for depth in self.depths:
+                            point = (layout.copy, cmd, depth, n)
+                            self.xcopy[point][who].append(
+                                self.measure(
+                                    f"{name} xcopy {label(cmd)} x{depth}{by} {who}",
+                                    layout,
+                                    lambda cmd=cmd, depth=depth, n=n: xcopy_clone(
+                                        paths[:n], layout, cmd, depth
+                                    ),
+                                )
+                            )
+                    if who == "ours":
+                        self.host[(layout.copy, n)].append(
                             self.measure(
-                                f"{name} xcopy {label(cmd)} x{depth} {who}",
+                                f"{name} host dd {label(HOST_BS)}{by}",
                                 layout,
-                                lambda cmd=cmd, depth=depth: xcopy_clone(luns, layout, cmd, depth),
+                                lambda n=n: host_copy(paths[:n], layout),
                             )
                         )
-                if who == "ours":
-                    self.host[layout.copy].append(
-                        self.measure(
-                            f"{name} host dd {label(HOST_BS)}",
-                            layout,
-                            lambda: host_copy(luns, layout),
-                        )
-                    )
 
     def estimate(self, size):
         """Seconds a block of size would take here, from this one."""
@@ -453,32 +507,35 @@ class Block:
     def results(self):
         out = []
         for copy in ("across", "within"):
-            out.extend(
-                dict(
-                    fs=self.fs,
-                    size=self.size,
-                    copy=copy,
-                    method="xcopy",
-                    cmd_bytes=cmd,
-                    depth=depth,
-                    **{
-                        who: median_round(runs)
-                        for who, runs in self.xcopy[(copy, cmd, depth)].items()
-                    },
+            for n in self.initiators:
+                out.extend(
+                    dict(
+                        fs=self.fs,
+                        size=self.size,
+                        copy=copy,
+                        method="xcopy",
+                        cmd_bytes=cmd,
+                        depth=depth,
+                        initiators=n,
+                        **{
+                            who: median_round(runs)
+                            for who, runs in self.xcopy[(copy, cmd, depth, n)].items()
+                        },
+                    )
+                    for cmd in self.cmds
+                    for depth in self.depths
                 )
-                for cmd in self.cmds
-                for depth in self.depths
-            )
-            out.append(
-                {
-                    "fs": self.fs,
-                    "size": self.size,
-                    "copy": copy,
-                    "method": "host",
-                    "cmd_bytes": HOST_BS,
-                    "ours": median_round(self.host[copy]),
-                }
-            )
+                out.append(
+                    {
+                        "fs": self.fs,
+                        "size": self.size,
+                        "copy": copy,
+                        "method": "host",
+                        "cmd_bytes": HOST_BS,
+                        "initiators": n,
+                        "ours": median_round(self.host[(copy, n)]),
+                    }
+                )
         return out
 
     def summary(self):
@@ -506,6 +563,12 @@ def main():
         default=4000,
         help="guest seconds for the whole run; 0: no limit (default %(default)s)",
     )
+    p.add_argument(
+        "--initiators",
+        default="1,2",
+        help="initiators copying at once, each its share of the range: 1 (tcm_loop), "
+        "2 (and open-iscsi) (default %(default)s)",
+    )
     p.add_argument("--probe", default="64M", help="size of the first, estimating run; 0: none")
     p.add_argument(
         "--rounds",
@@ -521,11 +584,15 @@ def main():
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     cmds = [parse_size(s) for s in args.cmds.split(",")]
     depths = [int(d) for d in args.depths.split(",")]
+    initiators = [int(n) for n in args.initiators.split(",")]
+    if any(n not in (1, 2) for n in initiators):
+        p.error("initiators: 1 or 2")
     if any(not 1 <= d <= 64 for d in depths):
         p.error("depths are 1 to 64 commands in flight")
     probe = parse_size(args.probe) if args.probe not in ("", "0") else 0
     fss = args.fs.split(",")
-    unit = max([*cmds, HOST_BS, Pattern.CHUNK])
+    # each initiator's share a whole number of commands and host reads
+    unit = max([*cmds, HOST_BS, Pattern.CHUNK]) * max(initiators)
     for size in sizes + ([probe] if probe else []):
         if size % unit:
             p.error(f"sizes must be multiples of {label(unit)}")
@@ -542,7 +609,7 @@ def main():
     for fs in fss:
         if not probe:
             break
-        blk = Block(fs, probe, cmds, depths, pattern, args.rounds).run()
+        blk = Block(fs, probe, cmds, depths, pattern, args.rounds, initiators).run()
         probes.append(blk.summary())
         model[fs] = blk
         print(f"probe {fs} {label(probe)}: {blk.seconds:.0f} s", flush=True)
@@ -570,7 +637,7 @@ def main():
                 continue
             if est is not None:
                 print(f"{fs} {label(size)}: estimated {est:.0f} s", flush=True)
-            blk = Block(fs, size, cmds, depths, pattern, args.rounds).run()
+            blk = Block(fs, size, cmds, depths, pattern, args.rounds, initiators).run()
             print(f"{fs} {label(size)}: took {blk.seconds:.0f} s", flush=True)
             results += blk.results()
             model[fs] = blk

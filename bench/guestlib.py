@@ -43,10 +43,11 @@ def cmd_file(path, cmds):
     return path
 
 
-def sgloop(sg, cmds, depth=1):
+def sgloop(sg, cmds, depth=1, tag=""):
     """Send [(cdb, data-out)] through bench/sgloop.c, depth of them in
-    flight: the seconds they took, by its own clock."""
-    path = cmd_file("/run/vaai-sgloop.cmds", cmds)
+    flight: the seconds they took, by its own clock.  Calls at once need
+    tags of their own (their command files)."""
+    path = cmd_file(f"/run/vaai-sgloop{tag}.cmds", cmds)
     try:
         return float(sh(SGLOOP, "-d", str(depth), sg, path))
     finally:

@@ -269,20 +269,26 @@ def _bytes(m, key):
 
 def render_clone(data):
     res = data["results"]
-    host = {(r["fs"], r["size"], r["copy"]): r["ours"] for r in res if r["method"] == "host"}
+
+    def key(r):  # runs before 2026-11-29 had one initiator
+        return r["fs"], r["size"], r["copy"], r.get("initiators", 1)
+
+    host = {key(r): r["ours"] for r in res if r["method"] == "host"}
     rows = []
     for r in res:
         if r["method"] != "xcopy":
             continue
         o, lio = r.get("ours"), r.get("lio")
-        h = host.get((r["fs"], r["size"], r["copy"]))
+        h = host.get(key(r))
+        depth = r.get("depth", 1)  # runs before 2026-11-28 sent one at a time
+        n = r.get("initiators", 1)
         rows.append(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
                 r["fs"],
                 size_label(r["size"]),
                 r["copy"],
                 size_label(r["cmd_bytes"]),
-                r.get("depth", 1),  # runs before 2026-11-28 sent one at a time
+                depth if n == 1 else f"{depth} each from {n} initiators",
                 _secs(o),
                 _secs(lio),
                 ratio(_get(lio, "seconds"), _get(o, "seconds")),

@@ -432,3 +432,14 @@ def test_clone_median_round_keeps_every_rounds_seconds():
     assert mid["seconds"] == 2.0 and mid["rounds"] == [3.0, 1.0, 2.0, 9.0]
     failed = {"error": "miscompare at byte 0"}
     assert guest_clone.median_round([copy(1.0, GiB, 0), failed]) == failed
+
+
+def test_clone_two_initiators_have_rows_and_a_host_copy_of_their_own():
+    one, host = CLONE["results"][0], CLONE["results"][2]
+    two = dict(one, initiators=2, ours=copy(0.5, GiB, GiB))
+    two_host = dict(host, initiators=2, ours=copy(20.0, GiB, 0))
+    text = render(clone=dict(CLONE, results=[one, host, two, two_host]))
+    assert clone_row(text, "| xfs | 1 GiB | across | 4 MiB | 4 |")[8:10] == ["10.00", "40.00"]
+    cells = clone_row(text, "| xfs | 1 GiB | across | 4 MiB | 4 each from 2 initiators |")
+    # the two-initiator copy against the host's copy from two initiators
+    assert cells[5:10] == ["0.50", "20.00", "40.00", "20.00", "40.00"]
