@@ -56,12 +56,14 @@ from vaai import VaaiStorageObject  # noqa: E402
 from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport  # noqa: E402
 from vaai.params import parse_size  # noqa: E402
 
+from fabrics import INITIATOR  # noqa: E402
+
 MiB = 1 << 20
 GiB = 1 << 30
 FS_MNT = "/run/vaai-clone"
 HOST_BS = 4 * MiB  # the host-side copy's READ and WRITE size
-# the second initiator: open-iscsi in this guest, logged in to LIO's iSCSI
-INITIATOR = os.path.join(HERE, "..", "fabrics", "iscsi", "initiator.sh")
+# the second initiator: open-iscsi in this guest (fabrics.INITIATOR, the
+# suites' own), logged in to LIO's iSCSI target
 ISCSI_IQN = "iqn.2026-11.org.vaai:clone"
 MEM_HEADROOM = GiB  # guest memory left over beside the RAM disk
 
