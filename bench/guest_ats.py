@@ -12,9 +12,10 @@ these streams runs on the same LUN:
                   VMFS eager-zeroes (bench/sgloop.c)
   xcopy4m-qd4     EXTENDED COPY of 4 MiB within the LUN, 4 in flight, as
                   ESXi's data mover clones (bench/sgloop.c)
-Stores: a file on XFS on a RAM disk, written in full first and the
-streams' range again before each point (ours' copies share extents, and a
-write to a shared one is copied on write; ours with the write cache off:
+Stores: a file on XFS on a RAM disk, made anew each round and written in
+full, the streams' range again before each point (ours' copies share
+extents, and a write to a shared one is copied on write; ours with the
+write cache off:
 direct I/O; LIO target_core_file, write_back=0), and a
 RAM disk each (ours; LIO target_core_iblock).  Each round runs every
 stream on both sides, rotating which goes first; after each point the
@@ -250,6 +251,10 @@ def exported_sides(store, thin=False):
                 path, flag = BDEVS[who], "oflag=direct"
             else:
                 path, flag = os.path.join(FS_MNT, f"{who}.img"), "conv=fsync"
+                # a new inode: XFS keeps an inode's copy-on-write state
+                # (its reflink flag, its CoW fork) after a copy shared it
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
             sh("dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={LUN_BYTES // MiB}", flag)
             sos[who] = make_so(store, who, path, thin)
             luns[who] = export(sos[who])
@@ -287,15 +292,15 @@ def unshare(store, who):
 
 def run_store(store, streams, seconds, rounds, trace=False):
     """Both sides of store, each exported; every stream on each, rounds
-    times, rotating which side goes first."""
-    tracer = None
-    with exported_sides(store) as luns:
-        try:
-            if trace:
-                tracer = ats_trace.Trace()
-            per = {s: [] for s in streams}
-            for r in range(rounds):
-                order = SIDES[r % 2 :] + SIDES[: r % 2]
+    times, rotating which side goes first.  Each round on LUNs made anew:
+    on the file store, the copy point's shared extents would otherwise
+    be copied on write under the next round's streams."""
+    tracer = ats_trace.Trace() if trace else None
+    try:
+        per = {s: [] for s in streams}
+        for r in range(rounds):
+            order = SIDES[r % 2 :] + SIDES[: r % 2]
+            with exported_sides(store) as luns:
                 for stream in streams:
                     res = {}
                     for who in order:
@@ -307,10 +312,10 @@ def run_store(store, streams, seconds, rounds, trace=False):
                         + ", ".join(f"{who} p99 {res[who]['p99_us']:.0f} us" for who in SIDES),
                         flush=True,
                     )
-            return per
-        finally:
-            if tracer:
-                tracer.close()
+        return per
+    finally:
+        if tracer:
+            tracer.close()
 
 
 def median(values):

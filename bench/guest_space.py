@@ -143,9 +143,10 @@ def point(lun, stream, seconds):
 def run_store(store, streams, seconds, rounds):
     streams = [s for s in streams if not STREAMS[s] or store in STREAMS[s][3]]
     per = {s: [] for s in streams}
-    with exported_sides(store, thin=store == "file") as luns:
-        for r in range(rounds):
-            order = SIDES[r % 2 :] + SIDES[: r % 2]
+    for r in range(rounds):
+        order = SIDES[r % 2 :] + SIDES[: r % 2]
+        # each round on LUNs made anew, as guest_ats.py's
+        with exported_sides(store, thin=store == "file") as luns:
             for stream in streams:
                 res = {who: point(luns[who], stream, seconds) for who in order}
                 per[stream].append(res)
