@@ -55,14 +55,7 @@ def export_iscsi(
     fm = _fabric("iscsi")
     created = []
     try:
-        if iqn:
-            target = _get_or_make(
-                created,
-                lambda: Target(fm, iqn, mode="lookup"),
-                lambda: Target(fm, iqn, mode="create"),
-            )
-        else:
-            target = _made(created, Target(fm, mode="create"))
+        target = _target(created, fm, iqn) if iqn else _made(created, Target(fm, mode="create"))
         tpg = _get_or_make(
             created,
             lambda: TPG(target, tag, mode="lookup"),
@@ -122,11 +115,7 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
         )
     created = []
     try:
-        target = _get_or_make(
-            created,
-            lambda: Target(fm, wwpn, mode="lookup"),
-            lambda: Target(fm, wwpn, mode="create"),
-        )
+        target = _target(created, fm, wwpn)
         tpg = _get_or_make(
             created, lambda: TPG(target, 1, mode="lookup"), lambda: TPG(target, 1, mode="create")
         )
@@ -146,6 +135,15 @@ def _get_or_make(created, lookup, create):
         obj = create()
         created.append(obj)
         return obj
+
+
+def _target(created, fm, wwn):
+    """fm's target wwn, made if missing."""
+    return _get_or_make(
+        created,
+        lambda: Target(fm, wwn, mode="lookup"),
+        lambda: Target(fm, wwn, mode="create"),
+    )
 
 
 def _made(created, obj):
