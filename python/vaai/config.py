@@ -250,6 +250,13 @@ def restore(path=SAVE_FILE, progress=None):
             )
         )
     todo = missing(config, running)
+    # A target's portal groups in tag order, whatever order the file has
+    # them in (rtslib saves them as configfs lists them): before Linux 6.4
+    # a device's relative port identifiers follow the order of its exports,
+    # which a pair's nodes must agree on (vaai.pair).
+    todo["targets"] = [
+        dict(t, tpgs=sorted(t.get("tpgs", []), key=lambda tpg: tpg["tag"])) for t in todo["targets"]
+    ]
     steps = todo["storage_objects"] + todo["targets"]
     if not steps:
         return 0
