@@ -110,6 +110,7 @@ CROSS_TESTS = tests/guest/test_read_write.py tests/guest/test_inquiry.py \
 	tests/guest/test_lba_status.py tests/guest/test_xcopy.py \
 	tests/guest/test_xcopy_no_reflink.py tests/guest/test_odx_write_using_token.py \
 	tests/guest/test_fault_recovery.py tests/guest/test_write_atomic.py \
+	tests/guest/test_pair.py \
 	-k "not $(subst $(space), and not ,$(CROSS_SKIP))"
 
 # WERROR=1 down to every module build: a build with other flags than the

@@ -177,6 +177,43 @@ def parser():
     lo = fab.add_parser("loopback", help="a local SCSI disk through tcm_loop")
     lo.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
 
+    pr = sub.add_parser(
+        "pair", help="serve a backstore from two nodes as one device (ALUA; docs/ha.md)"
+    )
+    pr.add_argument("name", help="backstore name (the same unit serial on both nodes)")
+    pra = pr.add_subparsers(dest="action", metavar="ACTION", required=True)
+    ps = pra.add_parser("setup", help="make this node's half of the pair (it starts standby)")
+    ps.add_argument("--node", type=int, choices=(1, 2), required=True, help="this node: 1 or 2")
+    ps.add_argument(
+        "--iqn", required=True, type=_typed(initiator_name), help="target name (same on both)"
+    )
+    ps.add_argument("--ip", required=True, help="this node's portal address")
+    ps.add_argument("--port", type=int, default=3260, help="portal port (default: 3260)")
+    ps.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
+    ps.add_argument(
+        "--initiator",
+        action="append",
+        default=[],
+        type=_typed(initiator_name),
+        help="initiator IQN to map (repeat)",
+    )
+    ps.add_argument(
+        "--chap-file",
+        metavar="FILE",
+        help="CHAP the initiators must answer: USER:SECRET on FILE's first line",
+    )
+    ps.add_argument(
+        "--path", help="create the backstore on this device (or file) first if it is missing"
+    )
+    ps.add_argument("--wwn", help="with --path: the unit serial (the same on both nodes)")
+    pra.add_parser(
+        "teardown", help="remove this node's half: the exports and the backstore (not its data)"
+    )
+    for state in ("active", "standby"):
+        pra.add_parser(state, help=f"make this node {state} (and the peer the other)")
+    pw = pra.add_parser("show", help="the pair as this node holds it")
+    pw.add_argument("--json", action="store_true", help="as JSON")
+
     u = sub.add_parser("unexport", help="remove every LUN exporting a backstore")
     u.add_argument("name", help="backstore name")
 
@@ -339,6 +376,57 @@ def cmd_export(a):
         else "; no initiator mapped yet: add --initiator"
     )
     print(f"exported vaai/{so.name} as {target} LUN {lun.lun} ({where}){hint}")
+
+
+def cmd_pair(a):
+    from . import pair
+
+    if a.action == "teardown":
+        if a.name not in {b["name"] for b in backstore.list_all()}:
+            print(f"no vaai/{a.name} here; nothing to remove")
+            return
+        cmd_delete(a)
+        return
+    if a.action == "setup" and a.path:
+        _created_for_pair(a)
+    so = backstore.find(a.name)
+    if a.action == "setup":
+        chap = read_chap(a.chap_file) if a.chap_file else None
+        got = pair.setup(
+            so, a.node, a.iqn, a.ip, port=a.port, initiators=a.initiator, lun=a.lun, chap=chap
+        )
+    elif a.action == "show":
+        got = pair.show(so)
+    else:
+        got = pair.set_state(so, a.action)
+    if getattr(a, "json", False):
+        print(json.dumps(got, indent=2, sort_keys=True))
+        return
+    print(f"vaai/{so.name} (serial {got['serial']}), node {got.get('node', '?')} of a pair:")
+    for _n, g in sorted(got["groups"].items()):
+        ports = ", ".join(
+            f"{p['target']} tpg {p['tpg']} lun {p['lun']} port {p['rtpi']:#x}"
+            + ("" if p["enabled"] else " (disabled here)")
+            for p in g["ports"]
+        )
+        print(f"  group {g['name']} (id {g['id']}): {g['state']}; {ports or 'no port'}")
+
+
+def _created_for_pair(a):
+    """The backstore of pair setup --path: made unless it exists; one that
+    exists must be on that path with that serial."""
+    have = {b["name"]: b for b in backstore.list_all()}.get(a.name)
+    if have is None:
+        if not a.wwn:
+            raise VaaiError("--path needs --wwn: both nodes must give the LUN one serial")
+        backstore.create(a.name, a.path, wwn=a.wwn)
+        return
+    so = backstore.find(a.name)
+    if os.path.realpath(so.path_name) != os.path.realpath(a.path) or (a.wwn and so.wwn != a.wwn):
+        raise VaaiError(
+            f"vaai/{a.name} exists on {so.path_name} with serial {so.wwn}, not on {a.path}"
+            + (f" with {a.wwn}" if a.wwn else "")
+        )
 
 
 def cmd_unexport(a):

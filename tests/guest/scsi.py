@@ -235,17 +235,54 @@ def compare_and_write(dev, lba, verify, write, block_size, flags=0):
 XCOPY_NO_LIST_ID = 3  # LIST ID USAGE 11b: no list identifier, nothing held
 
 
-def naa_of(dev):
-    """The LU's NAA designator from the Device Identification VPD page."""
+def designators(dev):
+    """Every designator of the Device Identification VPD page (SPC-4
+    7.8.6) as {(association, designator type): bytes}."""
     res = expect_good(sg_io(dev, struct.pack(">BBBHB", 0x12, 1, 0x83, 1024, 0), data_in_len=1024))
     d = res.data
+    out = {}
     pos, end = 4, 4 + struct.unpack(">H", d[2:4])[0]
     while pos + 4 <= end:
         assoc_type, length = d[pos + 1], d[pos + 3]
-        if assoc_type & 0x3F == 0x03:  # association LU, designator type NAA
-            return bytes(d[pos + 4 : pos + 4 + length])
+        out.setdefault(
+            ((assoc_type >> 4) & 3, assoc_type & 0xF), bytes(d[pos + 4 : pos + 4 + length])
+        )
         pos += 4 + length
-    raise AssertionError(f"no NAA designator in VPD 0x83 of {dev}")
+    return out
+
+
+def naa_of(dev):
+    """The LU's NAA designator from the Device Identification VPD page."""
+    naa = designators(dev).get((0, 3))  # association LU, designator type NAA
+    assert naa is not None, f"no NAA designator in VPD 0x83 of {dev}"
+    return naa
+
+
+def report_target_port_groups(dev, alloc_len=1024):
+    """REPORT TARGET PORT GROUPS (SPC-4 6.36), the length-only format:
+    [{state, pref, supported, id, status, ports: [rtpi...]}], as sent."""
+    cdb = struct.pack(">BBIIBB", 0xA3, 0x0A, 0, alloc_len, 0, 0)
+    d = expect_good(sg_io(dev, cdb, data_in_len=alloc_len)).data
+    end = 4 + struct.unpack(">I", d[:4])[0]
+    groups, pos = [], 4
+    while pos + 8 <= end:
+        count = d[pos + 7]
+        groups.append(
+            {
+                "pref": d[pos] >> 7,
+                "state": d[pos] & 0xF,
+                "supported": d[pos + 1],
+                "id": struct.unpack(">H", d[pos + 2 : pos + 4])[0],
+                "status": d[pos + 5],
+                "ports": [
+                    struct.unpack(">H", d[q + 2 : q + 4])[0]
+                    for q in range(pos + 8, pos + 8 + 4 * count, 4)
+                ],
+            }
+        )
+        pos += 8 + 4 * count
+    assert pos == end, f"RTPG: descriptors do not add up to the length: {d[:end].hex()}"
+    return groups
 
 
 def cscd_e4(naa, block_size, pdt=0, code=0xE4):

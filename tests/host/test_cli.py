@@ -277,3 +277,26 @@ def test_adopt_prints_the_plan_and_moves_only_without_dry_run(capsys, monkeypatc
             "pausing iscsi iqn.x TPG 1\n"
             "adopted: vaai/ds1 serves /srv/ds1.img; run 'vaaictl save' to keep it across reboots\n"
         )
+
+
+PAIR_SETUP = ("pair", "ds1", "setup", "--node", "1", "--iqn", "iqn.2026-11.org.x:ds1")
+
+
+def test_pair_setup_creating_the_backstore_needs_its_serial(capsys, monkeypatch):
+    """Both nodes must give the LUN one serial: a new backstore without
+    one would get a UUID of its own on each node."""
+    monkeypatch.setattr(backstore, "list_all", list)
+    monkeypatch.setattr(backstore, "create", lambda *a, **k: pytest.fail("created"))
+    rc, out, err = run(capsys, *PAIR_SETUP, "--ip", "10.0.0.1", "--path", "/dev/sdz")
+    assert (rc, out) == (1, "")
+    assert err == "vaaictl: error: --path needs --wwn: both nodes must give the LUN one serial\n"
+
+
+def test_pair_teardown_of_nothing_does_nothing(capsys, monkeypatch):
+    monkeypatch.setattr(backstore, "list_all", list)
+    monkeypatch.setattr(backstore, "delete", lambda name: pytest.fail("deleted"))
+    assert run(capsys, "pair", "ds1", "teardown") == (
+        0,
+        "no vaai/ds1 here; nothing to remove\n",
+        "",
+    )

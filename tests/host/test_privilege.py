@@ -16,6 +16,7 @@ from vaai import backstore
         ("resize", "ds1"),
         ("export", "ds1", "loopback"),
         ("unexport", "ds1"),
+        ("pair", "ds1", "active"),
         ("save",),
         ("restore",),
     ],

@@ -1,0 +1,294 @@
+"""One vaai LUN served by two nodes as one device, through ALUA.
+
+Each node of the pair holds the same layout: one iSCSI target (the same
+IQN on both), with a target portal group per node (tag 1 for node 1,
+tag 2 for node 2), the backstore exported as the same LUN in both, and
+an ALUA target port group per node (node1, id 1; node2, id 2) holding
+that node's export.  Only the local TPG is enabled and has a portal; the
+peer's is there so that REPORT TARGET PORT GROUPS, which lists only
+groups with a member on the answering node, names both paths.  The
+relative target port identifier of node N's port is N on both nodes.
+
+The state is implicit ALUA (the target decides, an initiator's SET
+TARGET PORT GROUPS is refused, and Linux's scsi_dh_alua sends none):
+the active node's group Active/Optimized, the other's Standby, written
+on each node as that node sees the pair.  Commands reaching a Standby
+port are refused by LIO core (NOT READY, LOGICAL UNIT NOT ACCESSIBLE,
+TARGET PORT IN STANDBY STATE) but INQUIRY, READ CAPACITY, REPORT TARGET
+PORT GROUPS and the like; every session on the changed port gets the
+unit attention ASYMMETRIC ACCESS STATE CHANGED.
+
+What the two nodes must agree on is the admin's: the same IQN and LUN,
+the same unit serial (vaaictl create --wwn: the NAA designator is made
+from it) and the same capacity.  The data beneath (a shared disk, DRBD)
+and who is active (Pacemaker) are not this module's.
+"""
+
+import contextlib
+import os
+
+from rtslib_fb import TPG, ALUATargetPortGroup, NetworkPortal
+from rtslib_fb.utils import RTSLibError
+
+from .errors import VaaiError
+from .export import _fabric, _get_or_make, _lun, _mapped, _rolled_back, _target
+from .profiles import iscsi_tpg
+
+NODES = (1, 2)
+# ALUA access states as configfs takes them (SPC-4's codes)
+ACTIVE_OPTIMIZED = 0
+STANDBY = 2
+STATES = {"active": ACTIVE_OPTIMIZED, "standby": STANDBY}
+STATE_NAMES = {
+    0: "active/optimized",
+    1: "active/non-optimized",
+    2: "standby",
+    3: "unavailable",
+    14: "offline",
+    15: "transitioning",
+}
+# what a group may be in: the two states and the step between them
+SUPPORTED = {
+    "alua_support_active_optimized": 1,
+    "alua_support_standby": 1,
+    "alua_support_transitioning": 1,
+    "alua_support_active_nonoptimized": 0,
+    "alua_support_unavailable": 0,
+    "alua_support_offline": 0,
+}
+IMPLICIT = 1  # alua_access_type: the target alone changes states
+
+
+def group_name(node):
+    return f"node{node}"
+
+
+def _check_node(node):
+    if node not in NODES:
+        raise VaaiError(f"node must be 1 or 2, not {node}")
+    return 3 - node
+
+
+def _group(so, node):
+    """so's ALUA group of node, made with id node if missing."""
+    try:
+        g = ALUATargetPortGroup(so, group_name(node))
+    except RTSLibError:
+        g = ALUATargetPortGroup(so, group_name(node), tag=node)
+    if g.tg_pt_gp_id != node:
+        raise VaaiError(
+            f"ALUA group {g.name} of {so.name} has id {g.tg_pt_gp_id}, not {node}; "
+            "delete it (targetcli) and run this again"
+        )
+    return g
+
+
+def _settle_group(g, state):
+    """g as the pair keeps it; state the new group's first (a group that
+    existed keeps its state)."""
+    for name, value in SUPPORTED.items():
+        if int(getattr(g, name)) != value:
+            setattr(g, name, value)
+    if g.alua_access_type != IMPLICIT:
+        g.alua_access_type = IMPLICIT
+    if g.nonop_delay_msecs != 0:
+        g.nonop_delay_msecs = 0
+    if state is not None:
+        g.alua_access_state = state
+
+
+def _rtpi_path(tpg):
+    return os.path.join(tpg.path, "rtpi")
+
+
+def port_id(tpg_lun):
+    """The relative target port identifier hosts see for tpg_lun: the
+    SCSI port's index in its statistics (per export before Linux 6.4, per
+    TPG from then on)."""
+    with open(os.path.join(tpg_lun.path, "statistics", "scsi_port", "indx")) as f:
+        return int(f.read().strip(), 0)
+
+
+# Where an admin may choose the identifiers (Linux 6.4 on), they are one
+# space for every enabled TPG of every fabric on the machine, and the
+# kernel hands the lowest free ones to the TPGs nobody numbered: the
+# pair's ports take two from far above those.
+SETTABLE_RTPI = {1: 0xA001, 2: 0xA002}
+
+
+def _rtpis(tpg_luns):
+    """{node: the relative port identifier node's port must have}."""
+    settable = all(os.path.exists(_rtpi_path(lun.parent_tpg)) for lun in tpg_luns.values())
+    return SETTABLE_RTPI if settable else {n: n for n in NODES}
+
+
+def _set_rtpi(tpg, rtpi):
+    """Give tpg relative port identifier rtpi where the kernel lets an
+    admin choose it (tpgt_N/rtpi, Linux 6.4 on), disabling it meanwhile
+    if it is enabled with another.  Before 6.4 the identifier is the
+    order the device's exports were made in, checked by setup()."""
+    path = _rtpi_path(tpg)
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        if int(f.read().strip(), 0) == rtpi:
+            return
+    was = tpg.enable
+    if was:
+        tpg.enable = False
+    with open(path, "w") as f:
+        f.write(str(rtpi))
+    if was:
+        try:
+            tpg.enable = True
+        except RTSLibError as e:
+            raise VaaiError(
+                f"cannot enable TPG {tpg.tag} with relative port {rtpi:#x} "
+                f"(another enabled TPG has it?): {e}"
+            )
+
+
+def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile="esxi"):
+    """Make (or complete) this node's half of the pair for so: both TPGs,
+    both exports, both ALUA groups.  A group made here starts Standby: the
+    node serves nothing until `state` makes it active.  What exists is
+    kept and checked; on failure what this call made is removed again."""
+    peer = _check_node(node)
+    fm = _fabric("iscsi")
+    created = []
+    try:
+        target = _target(created, fm, iqn)
+        groups = {}
+        for n in NODES:
+            had = _has_group(so, n)
+            groups[n] = _group(so, n)
+            if not had:
+                created.append(groups[n])
+            _settle_group(groups[n], None if had else STANDBY)
+        tpgs, luns = {}, {}
+        for n in NODES:  # node 1's export first: its port is 1 before Linux 6.4
+            tpgs[n] = _get_or_make(
+                created,
+                lambda n=n: TPG(target, n, mode="lookup"),
+                lambda n=n: TPG(target, n, mode="create"),
+            )
+            if tpgs[n] in created:
+                params, attrs = iscsi_tpg(profile)
+                for k, v in params.items():
+                    tpgs[n].set_parameter(k, v)
+                for k, v in attrs.items():
+                    tpgs[n].set_attribute(k, v)
+                tpgs[n].set_attribute("authentication", "1" if chap else "0")
+            luns[n] = _lun(created, tpgs[n], lun, so)
+            if luns[n].alua_tg_pt_gp_name != group_name(n):
+                luns[n].alua_tg_pt_gp_name = group_name(n)
+            for name in initiators:
+                acl = _mapped(created, tpgs[n], name, lun, luns[n])
+                if chap:
+                    acl.chap_userid, acl.chap_password = chap
+        rtpi = _rtpis(luns)
+        for n in NODES:
+            _set_rtpi(tpgs[n], rtpi[n])
+        if tpgs[peer].enable:
+            tpgs[peer].enable = False
+        for p in list(tpgs[peer].network_portals):
+            p.delete()
+        _get_or_make(
+            created,
+            lambda: NetworkPortal(tpgs[node], ip, port, mode="lookup"),
+            lambda: NetworkPortal(tpgs[node], ip, port, mode="create"),
+        )
+        try:
+            tpgs[node].enable = True
+        except RTSLibError as e:
+            raise VaaiError(
+                f"cannot enable TPG {node} (relative port {rtpi[node]:#x}; "
+                f"another enabled TPG has it?): {e}"
+            )
+        for n in NODES:
+            if port_id(luns[n]) != rtpi[n]:
+                raise VaaiError(
+                    f"{so.name}'s export in TPG {n} has relative port {port_id(luns[n])}, "
+                    f"not {rtpi[n]}: on this kernel the ports are numbered in the order a "
+                    "device's exports are made, from 1 for the device's first: delete the "
+                    "backstore (vaaictl delete; the data stays), create it again and set "
+                    "the pair up first"
+                )
+    except (RTSLibError, VaaiError, OSError) as e:
+        raise _rolled_back(created, e, f"{so.name} as node {node} of a pair")
+    return show(so)
+
+
+def _has_group(so, node):
+    return any(g.name == group_name(node) for g in so.alua_tpgs)
+
+
+def _pair_groups(so):
+    groups = {g.name: g for g in so.alua_tpgs}
+    missing = [group_name(n) for n in NODES if group_name(n) not in groups]
+    if missing:
+        raise VaaiError(f"{so.name} is not set up as a pair (no ALUA group {missing[0]})")
+    return {n: groups[group_name(n)] for n in NODES}
+
+
+def _local_node(so):
+    """This node's number: the pair's TPG that is enabled."""
+    mine = [
+        lun.parent_tpg.tag
+        for lun in so.attached_luns
+        if lun.parent_tpg.tag in NODES
+        and lun.alua_tg_pt_gp_name == group_name(lun.parent_tpg.tag)
+        and lun.parent_tpg.enable
+    ]
+    if len(mine) != 1:
+        raise VaaiError(
+            f"{so.name}: {len(mine)} of the pair's TPGs are enabled here, not one; "
+            "run vaaictl pair setup"
+        )
+    return mine[0]
+
+
+def set_state(so, state):
+    """This node active (its group Active/Optimized, the peer's Standby)
+    or standby (the other way round), as this node reports the pair."""
+    if state not in STATES:
+        raise VaaiError(f"state must be active or standby, not {state}")
+    groups = _pair_groups(so)
+    node = _local_node(so)
+    mine, theirs = STATES[state], STATES["standby" if state == "active" else "active"]
+    # the local group last: what this node serves changes once the peer's
+    # group already says where to go
+    for n, want in ((3 - node, theirs), (node, mine)):
+        if groups[n].alua_access_state != want:
+            try:
+                groups[n].alua_access_state = want
+            except RTSLibError as e:
+                raise VaaiError(f"cannot make {so.name}'s group {groups[n].name} {state}: {e}")
+    return show(so)
+
+
+def show(so):
+    """The pair as this node holds it: {node, groups: {node: {...}}}."""
+    groups = _pair_groups(so)
+    out = {"backstore": so.name, "serial": so.wwn, "groups": {}}
+    with contextlib.suppress(VaaiError):
+        out["node"] = _local_node(so)
+    for n, g in groups.items():
+        ports = [
+            {
+                "target": lun.parent_tpg.parent_target.wwn,
+                "tpg": lun.parent_tpg.tag,
+                "lun": lun.lun,
+                "rtpi": port_id(lun),
+                "enabled": lun.parent_tpg.enable,
+            }
+            for lun in so.attached_luns
+            if lun.alua_tg_pt_gp_name == g.name
+        ]
+        out["groups"][n] = {
+            "name": g.name,
+            "id": g.tg_pt_gp_id,
+            "state": STATE_NAMES.get(g.alua_access_state, str(g.alua_access_state)),
+            "ports": ports,
+        }
+    return out
