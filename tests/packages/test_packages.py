@@ -48,6 +48,7 @@ def test_install_brings_the_tools_on_debians_python(installed):
         "/usr/share/man/man8/targetcli-vaai.8.gz",
         "/usr/share/bash-completion/completions/vaaictl",
         "/lib/systemd/system/vaai-exporter.service",
+        "/usr/lib/ocf/resource.d/vaai/pair",
     ):
         assert root.exists(path), path
 

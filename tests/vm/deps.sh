@@ -7,7 +7,9 @@
 # libiscsi-dev for the power-cut harness's initiator (tests/powercut),
 # dosfstools for a file system that cannot punch holes,
 # prometheus_client for vaaictl's exporter (yaml: its alert rules, checked;
-# promtool, unpacked from the prometheus package, checks its output).
+# promtool, unpacked from the prometheus package, checks its output),
+# resource-agents and libxml2-utils for ocf-tester (the pair's Pacemaker
+# agent, ha/ocf/pair).
 # `deps.sh bench` adds what only make bench uses: matplotlib for the
 # plots, linux-perf for the profile (the test run goes without them).
 # Idempotent: a second run installs nothing.
@@ -19,7 +21,7 @@ PKGS="build-essential linux-image-amd64 linux-headers-amd64
       python3-rtslib-fb targetcli-fb sg3-utils ddpt open-iscsi fio xfsprogs
       btrfs-progs fcoe-utils iproute2 dmsetup e2fsprogs clang-14
       libclang-rt-14-dev patch libiscsi-bin libiscsi-dev dosfstools
-      python3-prometheus-client python3-yaml"
+      python3-prometheus-client python3-yaml resource-agents libxml2-utils"
 [ "${1:-}" = bench ] && PKGS="$PKGS python3-matplotlib linux-perf"
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42

@@ -1,0 +1,99 @@
+"""The pair's Pacemaker resource agent (ha/ocf/pair), outside a cluster:
+Pacemaker's own ocf-tester, then each action's effect on what an
+initiator would be served."""
+
+import glob
+import os
+import subprocess
+
+import pytest
+from conftest import SCRATCH, MiB
+from ctl import REPO
+from vaai import VaaiStorageObject, pair
+from vaai.storage import MODULE
+
+AGENT = os.path.join(REPO, "ha", "ocf", "pair")
+OCF_SUCCESS, OCF_ERR_CONFIGURED, OCF_NOT_RUNNING, OCF_RUNNING_PROMOTED = 0, 6, 7, 8
+SERIAL = "c0ffee00-1234-4567-89ab-cdef01234567"
+
+
+@pytest.fixture
+def agent(tmp_path):
+    """run(action, **params) -> (exit status, output): the agent with
+    this tree's vaaictl and a 16 MiB file for the LUN, this machine node 1
+    of hosts; what the agent left running is stopped afterwards."""
+    assert os.path.isdir(f"/sys/module/{MODULE}")
+    vaaictl = tmp_path / "vaaictl"
+    vaaictl.write_text(f'#!/bin/sh\nPYTHONPATH={REPO}/python exec /usr/bin/python3 -m vaai "$@"\n')
+    vaaictl.chmod(0o755)
+    path = os.path.join(SCRATCH, "ocf-pair.img")
+    with open(path, "wb") as f:
+        f.truncate(16 * MiB)
+    params = {
+        "backstore": "ocfpair",
+        "path": path,
+        "serial": SERIAL,
+        "iqn": "iqn.2026-11.org.vaai:ocf-pair",
+        "hosts": f"{os.uname().nodename} peer-node",
+        "portals": "127.0.0.1 192.0.2.2:3260",
+    }
+    env = dict(os.environ, VAAICTL=str(vaaictl), OCF_ROOT="/usr/lib/ocf")
+
+    def run(action, **more):
+        e = dict(env, __OCF_ACTION=action)
+        e.update({f"OCF_RESKEY_{k}": v for k, v in {**params, **more}.items()})
+        p = subprocess.run([AGENT, action], capture_output=True, text=True, env=e, check=False)
+        return p.returncode, p.stdout + p.stderr
+
+    run.params, run.env = params, env
+    yield run
+    run("demote")
+    run("stop")
+    os.unlink(path)
+
+
+def test_ocf_tester_passes(agent):
+    argv = ["ocf-tester", "-n", "vaai-pair"]
+    for k, v in agent.params.items():
+        argv += ["-o", f"{k}={v}"]
+    p = subprocess.run([*argv, AGENT], capture_output=True, text=True, env=agent.env, check=False)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "passed all tests" in p.stdout
+
+
+def test_actions_and_what_they_leave(agent):
+    assert agent("monitor")[0] == OCF_NOT_RUNNING
+    rc, out = agent("start")
+    assert rc == OCF_SUCCESS, out
+    assert agent("start")[0] == OCF_SUCCESS  # started already: nothing to do
+    so = VaaiStorageObject("ocfpair")
+    assert so.wwn == SERIAL
+    shown = pair.show(so)
+    assert shown["node"] == 1
+    assert [shown["groups"][n]["state"] for n in (1, 2)] == ["standby", "standby"]
+    assert agent("monitor")[0] == OCF_SUCCESS
+
+    assert agent("promote")[0] == OCF_SUCCESS
+    assert agent("monitor")[0] == OCF_RUNNING_PROMOTED
+    shown = pair.show(so)
+    assert [shown["groups"][n]["state"] for n in (1, 2)] == ["active/optimized", "standby"]
+    assert shown["groups"][1]["ports"][0]["enabled"]
+    assert not shown["groups"][2]["ports"][0]["enabled"]
+
+    assert agent("demote")[0] == OCF_SUCCESS
+    assert agent("monitor")[0] == OCF_SUCCESS
+    assert agent("stop")[0] == OCF_SUCCESS
+    assert agent("monitor")[0] == OCF_NOT_RUNNING
+    # stopped: the backstore (and with it the device) and the target gone
+    assert not glob.glob("/sys/kernel/config/target/core/*/ocfpair")
+    assert not os.path.exists(f"/sys/kernel/config/target/iscsi/{agent.params['iqn']}")
+
+
+def test_a_node_outside_hosts_is_refused(agent):
+    rc, out = agent("validate-all", hosts="node-a node-b")
+    assert rc == OCF_ERR_CONFIGURED
+    assert "is not in hosts" in out
+    rc, out = agent("start", portals="127.0.0.1")
+    assert rc == OCF_ERR_CONFIGURED
+    assert "two portals" in out
+    assert agent("monitor")[0] == OCF_NOT_RUNNING
