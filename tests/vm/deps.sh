@@ -9,7 +9,7 @@
 # prometheus_client for vaaictl's exporter (yaml: its alert rules, checked;
 # promtool, unpacked from the prometheus package, checks its output),
 # resource-agents and libxml2-utils for ocf-tester (the pair's Pacemaker
-# agent, ha/ocf/pair).
+# agent, ha/ocf/pair), multipath-tools for the pair's switchover test.
 # `deps.sh bench` adds what only make bench uses: matplotlib for the
 # plots, linux-perf for the profile (the test run goes without them).
 # Idempotent: a second run installs nothing.
@@ -21,7 +21,8 @@ PKGS="build-essential linux-image-amd64 linux-headers-amd64
       python3-rtslib-fb targetcli-fb sg3-utils ddpt open-iscsi fio xfsprogs
       btrfs-progs fcoe-utils iproute2 dmsetup e2fsprogs clang-14
       libclang-rt-14-dev patch libiscsi-bin libiscsi-dev dosfstools
-      python3-prometheus-client python3-yaml resource-agents libxml2-utils"
+      python3-prometheus-client python3-yaml resource-agents libxml2-utils
+      multipath-tools"
 [ "${1:-}" = bench ] && PKGS="$PKGS python3-matplotlib linux-perf"
 VENV=${VAAI_VENV:-/var/cache/vaai/venv}
 VNG_VERSION=1.42
