@@ -387,14 +387,18 @@ def cmd_pair(a):
             return
         cmd_delete(a)
         return
-    if a.action == "setup" and a.path:
-        _created_for_pair(a)
+    chap = read_chap(a.chap_file) if getattr(a, "chap_file", None) else None
+    made = a.action == "setup" and a.path and _created_for_pair(a)
     so = backstore.find(a.name)
     if a.action == "setup":
-        chap = read_chap(a.chap_file) if a.chap_file else None
-        got = pair.setup(
-            so, a.node, a.iqn, a.ip, port=a.port, initiators=a.initiator, lun=a.lun, chap=chap
-        )
+        try:
+            got = pair.setup(
+                so, a.node, a.iqn, a.ip, port=a.port, initiators=a.initiator, lun=a.lun, chap=chap
+            )
+        except BaseException:
+            if made:  # a failed setup leaves nothing it made
+                backstore.delete(a.name)
+            raise
     elif a.action == "show":
         got = pair.show(so)
     else:
@@ -413,14 +417,14 @@ def cmd_pair(a):
 
 
 def _created_for_pair(a):
-    """The backstore of pair setup --path: made unless it exists; one that
-    exists must be on that path with that serial."""
+    """The backstore of pair setup --path: made unless it exists (True
+    when made); one that exists must be on that path with that serial."""
     have = {b["name"]: b for b in backstore.list_all()}.get(a.name)
     if have is None:
         if not a.wwn:
             raise VaaiError("--path needs --wwn: both nodes must give the LUN one serial")
         backstore.create(a.name, a.path, wwn=a.wwn)
-        return
+        return True
     so = backstore.find(a.name)
     if os.path.realpath(so.path_name) != os.path.realpath(a.path) or (a.wwn and so.wwn != a.wwn):
         raise VaaiError(

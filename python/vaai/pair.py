@@ -7,7 +7,10 @@ an ALUA target port group per node (node1, id 1; node2, id 2) holding
 that node's export.  Only the local TPG is enabled and has a portal; the
 peer's is there so that REPORT TARGET PORT GROUPS, which lists only
 groups with a member on the answering node, names both paths.  The
-relative target port identifier of node N's port is N on both nodes.
+relative target port identifier of node N's port is the same on both
+nodes: N before Linux 6.4, SETTABLE_RTPI[N] from then on, where it is
+one number space for the machine: a machine's pairs share one target,
+each pair a LUN of it.
 
 The state is implicit ALUA (the target decides, an initiator's SET
 TARGET PORT GROUPS is refused, and Linux's scsi_dh_alua sends none):
@@ -25,6 +28,7 @@ and who is active (Pacemaker) are not this module's.
 """
 
 import contextlib
+import glob
 import os
 
 from rtslib_fb import TPG, ALUATargetPortGroup, NetworkPortal
@@ -142,10 +146,7 @@ def _set_rtpi(tpg, rtpi):
         try:
             tpg.enable = True
         except RTSLibError as e:
-            raise VaaiError(
-                f"cannot enable TPG {tpg.tag} with relative port {rtpi:#x} "
-                f"(another enabled TPG has it?): {e}"
-            )
+            raise VaaiError(_busy(tpg, rtpi, e))
 
 
 def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile="esxi"):
@@ -158,15 +159,8 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
     created = []
     try:
         target = _target(created, fm, iqn)
-        groups = {}
+        tpgs = {}
         for n in NODES:
-            had = _has_group(so, n)
-            groups[n] = _group(so, n)
-            if not had:
-                created.append(groups[n])
-            _settle_group(groups[n], None if had else STANDBY)
-        tpgs, luns = {}, {}
-        for n in NODES:  # node 1's export first: its port is 1 before Linux 6.4
             tpgs[n] = _get_or_make(
                 created,
                 lambda n=n: TPG(target, n, mode="lookup"),
@@ -178,7 +172,31 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
                     tpgs[n].set_parameter(k, v)
                 for k, v in attrs.items():
                     tpgs[n].set_attribute(k, v)
+            # CHAP on when asked; a TPG that existed keeps what it had
+            if chap or tpgs[n] in created:
                 tpgs[n].set_attribute("authentication", "1" if chap else "0")
+        if tpgs[peer].enable or list(tpgs[peer].network_portals):
+            raise VaaiError(
+                f"TPG {peer} of {target.wwn} is enabled here or has a portal: this machine "
+                f"serves node {peer}'s half? (vaaictl pair {so.name} show); give "
+                f"--node {peer}, or remove that TPG first"
+            )
+        # the portal before any export: a wrong address fails before the
+        # device's ports are numbered (before Linux 6.4, for good)
+        _get_or_make(
+            created,
+            lambda: NetworkPortal(tpgs[node], ip, port, mode="lookup"),
+            lambda: NetworkPortal(tpgs[node], ip, port, mode="create"),
+        )
+        groups = {}
+        for n in NODES:
+            had = _has_group(so, n)
+            groups[n] = _group(so, n)
+            if not had:
+                created.append(groups[n])
+            _settle_group(groups[n], None if had else STANDBY)
+        luns = {}
+        for n in NODES:  # node 1's export first: its port is 1 before Linux 6.4
             luns[n] = _lun(created, tpgs[n], lun, so)
             if luns[n].alua_tg_pt_gp_name != group_name(n):
                 luns[n].alua_tg_pt_gp_name = group_name(n)
@@ -189,22 +207,10 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
         rtpi = _rtpis(luns)
         for n in NODES:
             _set_rtpi(tpgs[n], rtpi[n])
-        if tpgs[peer].enable:
-            tpgs[peer].enable = False
-        for p in list(tpgs[peer].network_portals):
-            p.delete()
-        _get_or_make(
-            created,
-            lambda: NetworkPortal(tpgs[node], ip, port, mode="lookup"),
-            lambda: NetworkPortal(tpgs[node], ip, port, mode="create"),
-        )
         try:
             tpgs[node].enable = True
         except RTSLibError as e:
-            raise VaaiError(
-                f"cannot enable TPG {node} (relative port {rtpi[node]:#x}; "
-                f"another enabled TPG has it?): {e}"
-            )
+            raise VaaiError(_busy(tpgs[node], rtpi[node], e))
         for n in NODES:
             if port_id(luns[n]) != rtpi[n]:
                 raise VaaiError(
@@ -217,6 +223,27 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
     except (RTSLibError, VaaiError, OSError) as e:
         raise _rolled_back(created, e, f"{so.name} as node {node} of a pair")
     return show(so)
+
+
+def _busy(tpg, rtpi, e):
+    """Why tpg did not enable with relative port rtpi: the enabled TPG
+    that has it, where one does (one number space per machine)."""
+    for path in glob.glob("/sys/kernel/config/target/*/*/tpgt_*/rtpi"):
+        other = os.path.dirname(path)
+        if other == tpg.path:
+            continue
+        try:
+            with open(path) as f, open(os.path.join(other, "enable")) as g:
+                if int(f.read().strip(), 0) == rtpi and g.read().strip() == "1":
+                    parts = other.split("/")
+                    return (
+                        f"TPG {parts[-1][5:]} of {parts[-2]} has relative port {rtpi:#x}, "
+                        f"which node {tpg.tag}'s port of every pair needs: put this LUN in "
+                        f"that pair's target (--iqn {parts[-2]}, another --lun)"
+                    )
+        except (OSError, ValueError):
+            continue
+    return f"cannot enable TPG {tpg.tag} with relative port {rtpi:#x}: {e}"
 
 
 def _has_group(so, node):

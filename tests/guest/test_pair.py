@@ -200,6 +200,39 @@ def test_a_restored_half_is_the_half_saved(halves, tmp_path):
     assert h.setup() == before
 
 
+def test_pairs_share_the_target_a_lun_each(halves):
+    """A machine's pairs are LUNs of one target: from Linux 6.4 on the
+    relative port identifiers are one number space for the machine."""
+    (h,) = halves(1)
+    path = h.path + ".lun1"
+    other = VaaiStorageObject("pair1b", path=path, size=MiB, wwn="a" + SERIAL[1:])
+    try:
+        pair.setup(other, 1, h.iqn, "127.0.0.1", initiators=[h.me], lun=1)
+        mine, theirs = pair.show(h.so), pair.show(other)
+        for n in (1, 2):
+            assert theirs["groups"][n]["ports"][0]["lun"] == 1
+            assert theirs["groups"][n]["ports"][0]["rtpi"] == mine["groups"][n]["ports"][0]["rtpi"]
+    finally:
+        unexport(other)
+        other.delete()
+        os.unlink(path)
+
+
+def test_a_half_of_the_other_node_is_refused(halves):
+    """Node 2's half here (its TPG enabled, with a portal): setting node
+    1's up on the same target would cut it off; refused, nothing made."""
+    (h,) = halves(2)
+    other = VaaiStorageObject("pair2b", path=h.path + ".b", size=MiB, wwn="b" + SERIAL[1:])
+    try:
+        with pytest.raises(VaaiError, match=r"TPG 2 of .* is enabled here"):
+            pair.setup(other, 1, h.iqn, "127.0.0.1", lun=1)
+        assert not list(other.attached_luns)
+        assert pair.show(h.so)["node"] == 2
+    finally:
+        other.delete()
+        os.unlink(h.path + ".b")
+
+
 def test_refusals(halves):
     (h,) = halves(1)
     with pytest.raises(VaaiError, match="node must be 1 or 2"):
