@@ -13,7 +13,8 @@ from vaai import VaaiStorageObject, pair
 from vaai.storage import MODULE
 
 AGENT = os.path.join(REPO, "ha", "ocf", "pair")
-OCF_SUCCESS, OCF_ERR_CONFIGURED, OCF_NOT_RUNNING, OCF_RUNNING_PROMOTED = 0, 6, 7, 8
+OCF_SUCCESS, OCF_ERR_INSTALLED, OCF_ERR_CONFIGURED = 0, 5, 6
+OCF_NOT_RUNNING, OCF_RUNNING_PROMOTED = 7, 8
 SERIAL = "c0ffee00-1234-4567-89ab-cdef01234567"
 
 
@@ -33,7 +34,8 @@ def agent(tmp_path):
         "backstore": "ocfpair",
         "path": path,
         "serial": SERIAL,
-        "iqn": "iqn.2026-11.org.vaai:ocf-pair",
+        # LIO keeps it in lower case: the monitor must find it all the same
+        "iqn": "iqn.2026-11.org.vaai:OCF-pair",
         "hosts": f"{os.uname().nodename} peer-node",
         "portals": "127.0.0.1 192.0.2.2:3260",
     }
@@ -62,6 +64,8 @@ def test_ocf_tester_passes(agent):
 
 
 def test_actions_and_what_they_leave(agent):
+    """One instance through its life (each start costs a vaaictl, seconds
+    in this guest): what each action leaves in LIO."""
     assert agent("monitor")[0] == OCF_NOT_RUNNING
     rc, out = agent("start")
     assert rc == OCF_SUCCESS, out
@@ -73,6 +77,18 @@ def test_actions_and_what_they_leave(agent):
     assert [shown["groups"][n]["state"] for n in (1, 2)] == ["standby", "standby"]
     assert agent("monitor")[0] == OCF_SUCCESS
 
+    # a standby instance told the peer was promoted reports the peer's
+    # group Active/Optimized (hosts take every group's state from any path)
+    rc, _ = agent(
+        "notify",
+        CRM_meta_notify_type="post",
+        CRM_meta_notify_operation="promote",
+        CRM_meta_notify_promote_uname="peer-node",
+    )
+    assert rc == OCF_SUCCESS
+    shown = pair.show(so)
+    assert [shown["groups"][n]["state"] for n in (1, 2)] == ["standby", "active/optimized"]
+
     assert agent("promote")[0] == OCF_SUCCESS
     assert agent("monitor")[0] == OCF_RUNNING_PROMOTED
     shown = pair.show(so)
@@ -82,17 +98,24 @@ def test_actions_and_what_they_leave(agent):
 
     assert agent("demote")[0] == OCF_SUCCESS
     assert agent("monitor")[0] == OCF_SUCCESS
-    assert agent("stop")[0] == OCF_SUCCESS
+    # no stop fails (and gets the node fenced) over what teardown does
+    # not need: its device gone, this node not in hosts
+    rc, out = agent("stop", path="/dev/gone", hosts="node-a node-b")
+    assert rc == OCF_SUCCESS, out
     assert agent("monitor")[0] == OCF_NOT_RUNNING
     # stopped: the backstore (and with it the device) and the target gone
     assert not glob.glob("/sys/kernel/config/target/core/*/ocfpair")
-    assert not os.path.exists(f"/sys/kernel/config/target/iscsi/{agent.params['iqn']}")
+    assert not os.path.exists(f"/sys/kernel/config/target/iscsi/{agent.params['iqn'].lower()}")
+    assert agent("stop", path="/dev/gone", hosts="node-a node-b")[0] == OCF_SUCCESS
 
 
 def test_a_node_outside_hosts_is_refused(agent):
+    # this node alone: ERR_CONFIGURED would stop the clone everywhere
     rc, out = agent("validate-all", hosts="node-a node-b")
-    assert rc == OCF_ERR_CONFIGURED
+    assert rc == OCF_ERR_INSTALLED
     assert "is not in hosts" in out
+    rc, out = agent("validate-all", hosts=f"{os.uname().nodename} {os.uname().nodename}")
+    assert rc == OCF_ERR_CONFIGURED
     rc, out = agent("start", portals="127.0.0.1")
     assert rc == OCF_ERR_CONFIGURED
     assert "two portals" in out
