@@ -98,15 +98,20 @@ def test_actions_and_what_they_leave(agent):
 
     assert agent("demote")[0] == OCF_SUCCESS
     assert agent("monitor")[0] == OCF_SUCCESS
+    # on a node outside hosts a backstore of that name is another's: a
+    # probe finds nothing of ours, a stop leaves it
+    assert agent("monitor", hosts="node-a node-b", CRM_meta_interval="0")[0] == OCF_NOT_RUNNING
+    assert agent("stop", hosts="node-a node-b")[0] == OCF_SUCCESS
+    assert glob.glob("/sys/kernel/config/target/core/*/ocfpair")
     # no stop fails (and gets the node fenced) over what teardown does
-    # not need: its device gone, this node not in hosts
-    rc, out = agent("stop", path="/dev/gone", hosts="node-a node-b")
+    # not need: its device gone
+    rc, out = agent("stop", path="/dev/gone")
     assert rc == OCF_SUCCESS, out
     assert agent("monitor")[0] == OCF_NOT_RUNNING
     # stopped: the backstore (and with it the device) and the target gone
     assert not glob.glob("/sys/kernel/config/target/core/*/ocfpair")
     assert not os.path.exists(f"/sys/kernel/config/target/iscsi/{agent.params['iqn'].lower()}")
-    assert agent("stop", path="/dev/gone", hosts="node-a node-b")[0] == OCF_SUCCESS
+    assert agent("stop", path="/dev/gone")[0] == OCF_SUCCESS
 
 
 def test_a_node_outside_hosts_is_refused(agent):

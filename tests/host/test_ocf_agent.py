@@ -1,0 +1,132 @@
+"""The pair's resource agent (ha/ocf/pair) on the host: its decisions
+against a configfs tree made here and a vaaictl that only records what
+it is asked (the guest suite runs it against LIO, test_ocf_pair.py)."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+REPO = os.path.join(os.path.dirname(__file__), "..", "..")
+AGENT = os.path.join(REPO, "ha", "ocf", "pair")
+OCF_FUNCS = "/usr/lib/ocf/lib/heartbeat/ocf-shellfuncs"
+IQN = "iqn.2026-11.org.vaai:pair"
+ME, PEER = "node-me", "node-peer"
+
+
+@pytest.fixture
+def agent(tmp_path):
+    """run(action, state=None, **params) -> (exit status, vaaictl calls):
+    this machine node 2 (hosts "node-peer node-me"); state: None (no
+    backstore), or {node: ALUA state} with this node's TPG enabled."""
+    assert os.path.exists(OCF_FUNCS), "resource-agents is not installed: run tests/vm/deps.sh"
+    cfs = tmp_path / "configfs"
+    log = tmp_path / "calls"
+    fake = tmp_path / "vaaictl"
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    fake.chmod(0o755)
+
+    def run(action, state=None, enabled=True, **params):
+        shutil.rmtree(cfs, ignore_errors=True)
+        (cfs / "core").mkdir(parents=True)
+        if state is not None:
+            for n, s in state.items():
+                g = cfs / "core" / "vaai_0" / "ds1" / "alua" / f"node{n}"
+                g.mkdir(parents=True)
+                (g / "alua_access_state").write_text(f"{s}\n")
+            tpg = cfs / "iscsi" / IQN / "tpgt_2"
+            tpg.mkdir(parents=True)
+            (tpg / "enable").write_text("1\n" if enabled else "0\n")
+        log.write_text("")
+        env = dict(
+            os.environ,
+            __OCF_ACTION=action,
+            OCF_ROOT="/usr/lib/ocf",
+            VAAICTL=str(fake),
+            VAAI_CONFIGFS=str(cfs),
+            OCF_RESKEY_CRM_meta_on_node=ME,
+            OCF_RESKEY_CRM_meta_interval="10000",
+            OCF_RESKEY_backstore="ds1",
+            OCF_RESKEY_path=str(tmp_path),  # exists
+            OCF_RESKEY_serial="6f1e2d3c",
+            OCF_RESKEY_iqn=IQN.upper(),
+            OCF_RESKEY_hosts=f"{PEER} {ME}",
+            OCF_RESKEY_portals="10.0.0.1 10.0.0.2:3261",
+        )
+        env.update({f"OCF_RESKEY_{k}": v for k, v in params.items()})
+        p = subprocess.run([AGENT, action], env=env, capture_output=True, text=True, check=False)
+        return p.returncode, log.read_text().splitlines()
+
+    run.path = str(tmp_path)
+    return run
+
+
+AO, S = 0, 2
+
+
+@pytest.mark.parametrize(
+    "state, enabled, rc",
+    [(None, True, 7), ({1: S, 2: AO}, True, 8), ({1: AO, 2: S}, True, 0), ({1: S, 2: S}, False, 1)],
+)
+def test_monitor_reads_this_nodes_group(agent, state, enabled, rc):
+    assert agent("monitor", state, enabled) == (rc, [])
+
+
+def test_a_probe_outside_hosts_finds_nothing_of_ours(agent):
+    got = agent("monitor", {1: AO, 2: S}, hosts="node-a node-b", CRM_meta_interval="0")
+    assert got == (7, [])
+
+
+def test_start_sets_up_node_2_with_its_portal(agent):
+    rc, calls = agent("start", initiators="iqn.x:esx1 iqn.x:esx2")
+    assert rc == 0
+    want = (
+        f"pair ds1 setup --node 2 --iqn {IQN.upper()} --ip 10.0.0.2 --port 3261 --lun 0 "
+        f"--path {agent.path} --wwn 6f1e2d3c --initiator iqn.x:esx1 --initiator iqn.x:esx2"
+    )
+    assert calls == [want]
+    assert agent("start", {1: AO, 2: S}) == (0, [])  # running: nothing to do
+
+
+@pytest.mark.parametrize(
+    "state, want, calls",
+    [({1: AO, 2: S}, "promote", ["pair ds1 active"]), ({1: S, 2: AO}, "promote", [])],
+)
+def test_promote_is_idempotent(agent, state, want, calls):
+    assert agent(want, state) == (0, calls)
+
+
+@pytest.mark.parametrize(
+    "env, calls",
+    [
+        # the peer promoted while ours shows it Standby: show it active
+        ({"notify_promote_uname": PEER}, ["pair ds1 standby"]),
+        ({"notify_promoted_uname": PEER}, ["pair ds1 standby"]),
+        ({"notify_master_uname": PEER}, ["pair ds1 standby"]),
+        # promoted before, demoted or stopped in this transition: not promoted
+        ({"notify_promoted_uname": PEER, "notify_demote_uname": PEER}, []),
+        ({"notify_promoted_uname": PEER, "notify_stop_uname": PEER}, []),
+        # nobody, or this node
+        ({}, []),
+        ({"notify_promote_uname": ME}, []),
+    ],
+)
+def test_notify_after_a_promotion(agent, env, calls):
+    params = {"CRM_meta_notify_type": "post", "CRM_meta_notify_operation": "promote"}
+    params.update({f"CRM_meta_{k}": v for k, v in env.items()})
+    assert agent("notify", {1: S, 2: S}, **params) == (0, calls)
+
+
+def test_notify_leaves_a_peer_shown_active_and_pre_notifications(agent):
+    post = {"CRM_meta_notify_type": "post", "CRM_meta_notify_operation": "promote"}
+    assert agent("notify", {1: AO, 2: S}, CRM_meta_notify_promote_uname=PEER, **post) == (0, [])
+    pre = {"CRM_meta_notify_type": "pre", "CRM_meta_notify_operation": "promote"}
+    assert agent("notify", {1: S, 2: S}, CRM_meta_notify_promote_uname=PEER, **pre) == (0, [])
+
+
+def test_stop(agent):
+    assert agent("stop", None) == (0, [])
+    assert agent("stop", {1: AO, 2: S}, path="/dev/gone") == (0, ["pair ds1 teardown"])
+    # not one of the pair's nodes: the backstore of that name is another's
+    assert agent("stop", {1: AO, 2: S}, hosts="node-a node-b") == (0, [])
