@@ -397,7 +397,10 @@ def cmd_pair(a):
             )
         except BaseException:
             if made:  # a failed setup leaves nothing it made
-                backstore.delete(a.name)
+                try:
+                    backstore.delete(a.name)
+                except (VaaiError, RTSLibError) as e:
+                    print(f"vaaictl: cannot remove vaai/{a.name} again: {e}", file=sys.stderr)
             raise
     elif a.action == "show":
         got = pair.show(so)

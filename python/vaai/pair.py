@@ -9,8 +9,8 @@ peer's is there so that REPORT TARGET PORT GROUPS, which lists only
 groups with a member on the answering node, names both paths.  The
 relative target port identifier of node N's port is the same on both
 nodes: N before Linux 6.4, SETTABLE_RTPI[N] from then on, where it is
-one number space for the machine: a machine's pairs share one target,
-each pair a LUN of it.
+one number space for the machine: a machine's pairs where it is node N
+share one target, each pair a LUN of it.
 
 The state is implicit ALUA (the target decides, an initiator's SET
 TARGET PORT GROUPS is refused, and Linux's scsi_dh_alua sends none):
@@ -137,6 +137,8 @@ def _set_rtpi(tpg, rtpi):
     with open(path) as f:
         if int(f.read().strip(), 0) == rtpi:
             return
+    with open(path) as f:
+        old = f.read().strip()
     was = tpg.enable
     if was:
         tpg.enable = False
@@ -146,6 +148,10 @@ def _set_rtpi(tpg, rtpi):
         try:
             tpg.enable = True
         except RTSLibError as e:
+            # as it was: its other LUNs served again
+            with open(path, "w") as f:
+                f.write(old)
+            tpg.enable = True
             raise VaaiError(_busy(tpg, rtpi, e))
 
 
@@ -172,15 +178,17 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
                     tpgs[n].set_parameter(k, v)
                 for k, v in attrs.items():
                     tpgs[n].set_attribute(k, v)
-            # CHAP on when asked; a TPG that existed keeps what it had
-            if chap or tpgs[n] in created:
-                tpgs[n].set_attribute("authentication", "1" if chap else "0")
         if tpgs[peer].enable or list(tpgs[peer].network_portals):
             raise VaaiError(
                 f"TPG {peer} of {target.wwn} is enabled here or has a portal: this machine "
-                f"serves node {peer}'s half? (vaaictl pair {so.name} show); give "
-                f"--node {peer}, or remove that TPG first"
+                f"is node {peer} of that target's pairs; a machine's pairs where it is "
+                f"node {node} need a target of their own"
             )
+        for n in NODES:
+            # CHAP on when asked (for every pair of the TPG); a TPG that
+            # existed keeps what it had
+            if chap or tpgs[n] in created:
+                tpgs[n].set_attribute("authentication", "1" if chap else "0")
         # the portal before any export: a wrong address fails before the
         # device's ports are numbered (before Linux 6.4, for good)
         _get_or_make(
@@ -235,11 +243,16 @@ def _busy(tpg, rtpi, e):
         try:
             with open(path) as f, open(os.path.join(other, "enable")) as g:
                 if int(f.read().strip(), 0) == rtpi and g.read().strip() == "1":
-                    parts = other.split("/")
+                    fabric, wwn, tag = other.split("/")[-3:]
+                    hint = (
+                        f": put this LUN in that target (--iqn {wwn}, another --lun)"
+                        if fabric == "iscsi"
+                        else ""
+                    )
                     return (
-                        f"TPG {parts[-1][5:]} of {parts[-2]} has relative port {rtpi:#x}, "
-                        f"which node {tpg.tag}'s port of every pair needs: put this LUN in "
-                        f"that pair's target (--iqn {parts[-2]}, another --lun)"
+                        f"{fabric} {wwn} TPG {tag[5:]} has relative port {rtpi:#x}, which "
+                        f"node {tpg.tag}'s port needs: a machine's pairs where it is node "
+                        f"{tpg.tag} share one target{hint}"
                     )
         except (OSError, ValueError):
             continue
