@@ -8,7 +8,8 @@
  * which in demo mode LIO fills with the TPG's LUNs through a dynamic ACL.
  * Upstream LIO once searched every device on the host (CVE-2020-28374), which
  * let an initiator read and write LUNs it was never given.  Only devices of
- * this backend with 3PC enabled take part.
+ * this backend with 3PC enabled take part, through ports whose ALUA state
+ * lets them carry I/O.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -68,9 +69,35 @@ static const u8 *vaai_cscd_naa(const u8 *desc)
 	return &desc[8];
 }
 
+/* ALUA access states (SPC-4 6.36, REPORT TARGET PORT GROUPS). */
+#define VAAI_ALUA_ACTIVE_OPTIMIZED	0x0
+#define VAAI_ALUA_ACTIVE_NON_OPTIMIZED	0x1
+
+/*
+ * Whether @lun's port may carry I/O now: its ALUA group Active (optimized
+ * or not) and the port not offline.  LIO core checks the LUN a command
+ * arrives at; a copy reads or writes others, which must be checked here
+ * (a pair's LUN in Standby on this node is not to be written behind the
+ * active node's back).  Under rcu_read_lock().
+ */
+static bool vaai_lun_accessible(struct se_lun *lun)
+{
+	struct t10_alua_tg_pt_gp *gp = rcu_dereference(lun->lun_tg_pt_gp);
+	int state;
+
+	if (atomic_read(&lun->lun_tg_pt_secondary_offline))
+		return false;
+	if (!gp)
+		return true;	/* no ALUA group: LIO core checks nothing either */
+	state = READ_ONCE(gp->tg_pt_gp_alua_access_state);
+	return state == VAAI_ALUA_ACTIVE_OPTIMIZED ||
+	       state == VAAI_ALUA_ACTIVE_NON_OPTIMIZED;
+}
+
 /*
  * The first LUN mapped to the command's nexus whose device match() takes,
- * among this backend's devices with 3PC on; -ENODEV if none.
+ * among this backend's devices with 3PC on, whose port is accessible;
+ * -ENODEV if none.
  */
 static int vaai_cscd_find(struct se_cmd *cmd,
 			  bool (*match)(struct se_device *dev, const void *arg),
@@ -89,7 +116,8 @@ static int vaai_cscd_find(struct se_cmd *cmd,
 		struct se_device *dev = rcu_dereference(lun->lun_se_dev);
 
 		if (!dev || !vaai_dev_is_ours(dev) ||
-		    !dev->dev_attrib.emulate_3pc || !match(dev, arg))
+		    !dev->dev_attrib.emulate_3pc || !match(dev, arg) ||
+		    !vaai_lun_accessible(lun))
 			continue;
 		/* A LUN on its way out is not reachable. */
 		if (!percpu_ref_tryget_live(&lun->lun_ref))

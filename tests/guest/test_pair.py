@@ -11,18 +11,24 @@ import subprocess
 import pytest
 from conftest import INITIATOR, SCRATCH, MiB, sh
 from scsi import (
+    COPY_ABORTED,
     NOT_READY,
     UNIT_ATTENTION,
     cdb_read10,
+    cscd_e4,
     designators,
     expect_good,
     expect_sense,
     naa_of,
     read_blocks,
     report_target_port_groups,
+    seg_b2b,
     sg_io,
     write_blocks,
+    xcopy,
+    xcopy_list,
 )
+from sense_codes import COPY_TARGET_NOT_REACHABLE
 from vaai import VaaiStorageObject, config, pair
 from vaai.errors import VaaiError
 from vaai.export import find_disk, sg_of, unexport
@@ -231,6 +237,38 @@ def test_a_half_of_the_other_node_is_refused(halves):
     finally:
         other.delete()
         os.unlink(h.path + ".b")
+
+
+def test_a_copy_reaches_no_standby_lun(halves):
+    """A copy sent to an active LUN may not write a LUN whose port is in
+    Standby here (another pair's, served by the other node): COPY TARGET
+    NOT REACHABLE, nothing written; once that LUN is active here, the
+    same copy goes through."""
+    (h,) = halves(1)
+    pair.set_state(h.so, "active")
+    path = h.path + ".lun1"
+    other = VaaiStorageObject("pair1c", path=path, size=16 * MiB, wwn="c" + SERIAL[1:])
+    try:
+        pair.setup(other, 1, h.iqn, "127.0.0.1", initiators=[h.me], lun=1)  # Standby
+        h.login()
+        other_sg = sg_of(find_disk(other, "iscsi_tcp", target=h.iqn))
+        attentions(h.sg)
+        data = os.urandom(64 * 512)
+        expect_good(write_blocks(h.sg, 0, data, 512))
+        params = xcopy_list(
+            [cscd_e4(naa_of(h.sg), 512), cscd_e4(naa_of(other_sg), 512)],
+            [seg_b2b(0, 1, 64, 0, 0)],
+        )
+        expect_sense(xcopy(h.sg, params), COPY_ABORTED, *COPY_TARGET_NOT_REACHABLE)
+        pair.set_state(other, "active")
+        attentions(other_sg)
+        assert expect_good(read_blocks(other_sg, 0, 64, 512)).data == bytes(64 * 512)
+        expect_good(xcopy(h.sg, params))
+        assert expect_good(read_blocks(other_sg, 0, 64, 512)).data == data
+    finally:
+        unexport(other)
+        other.delete()
+        os.unlink(path)
 
 
 def test_refusals(halves):
