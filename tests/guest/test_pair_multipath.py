@@ -19,10 +19,17 @@ from test_pair import SERIAL, Half
 from vaai import VaaiStorageObject, pair
 from vaai.export import find_disk, unexport
 
+# this test's device alone (the suite's other LUNs are LIO's too)
 CONF = """defaults {
 	user_friendly_names no
 	find_multipaths no
 	polling_interval 1
+}
+blacklist {
+	wwid ".*"
+}
+blacklist_exceptions {
+	wwid "%s"
 }
 devices {
 	device {
@@ -92,17 +99,20 @@ def multipathed(tmp_path):
         pair.set_state(halves[1].so, "standby")  # and node 2 says so too
         for h in halves:
             sh(INITIATOR, "login", h.iqn)
+        wwid = sh("/lib/udev/scsi_id", "-g", "-u", "-d", find(halves[0])).strip()
         with open("/etc/multipath.conf", "w") as f:
-            f.write(CONF)
+            f.write(CONF % wwid)
         daemon = subprocess.Popen(
             ["multipathd", "-d", "-s"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         time.sleep(2)
         sh("multipath", "-r")
-        wwid = sh("/lib/udev/scsi_id", "-g", "-u", "-d", find(halves[0])).strip()
         dev, shown = mapped(wwid)
-        yield halves, dev, shown
+        yield halves, dev, shown, wwid
     finally:
+        # queued I/O failed, not held for ever, before the map goes (a
+        # writer stuck in it would keep the map, and this process, alive)
+        subprocess.run(["multipathd", "disablequeueing", "maps"], capture_output=True, check=False)
         subprocess.run(["multipath", "-F"], capture_output=True, check=False)
         if daemon:
             daemon.terminate()
@@ -168,7 +178,7 @@ def active_disk(shown):
 
 
 def test_planned_switchover_loses_no_write(multipathed):
-    halves, dev, shown = multipathed
+    halves, dev, shown, wwid = multipathed
     disks = {h.node: os.path.basename(find(h)) for h in halves}
     assert active_disk(shown)[0] == disks[1], shown
     w = Writer(dev)
@@ -185,7 +195,9 @@ def test_planned_switchover_loses_no_write(multipathed):
     assert not w.is_alive(), "a write hangs after the switch"
     assert not w.errors, f"a write failed through the switch: {w.errors}\n{shown}"
     assert w.count > switched, "nothing was written after the switch"
-    after = subprocess.run(["multipath", "-ll"], capture_output=True, text=True, check=False).stdout
+    after = subprocess.run(
+        ["multipath", "-ll", wwid], capture_output=True, text=True, check=False
+    ).stdout
     disk, line = active_disk(after)
     assert disk == disks[2] and "ready" in line, after
     fd = os.open(dev, os.O_RDONLY)
