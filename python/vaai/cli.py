@@ -58,6 +58,19 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def _iscsi_lun_args(p):
+    """--port, --lun and --initiator, as every iSCSI export takes them."""
+    p.add_argument("--port", type=int, default=3260, help="portal port (default: 3260)")
+    p.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
+    p.add_argument(
+        "--initiator",
+        action="append",
+        default=[],
+        type=_typed(initiator_name),
+        help="initiator IQN to map (repeat)",
+    )
+
+
 def parser():
     p = _Parser(prog="vaaictl", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
@@ -119,15 +132,7 @@ def parser():
         default="0.0.0.0",  # noqa: S104 - a portal on every address
         help="portal address (default: every address)",
     )
-    i.add_argument("--port", type=int, default=3260, help="portal port (default: 3260)")
-    i.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
-    i.add_argument(
-        "--initiator",
-        action="append",
-        default=[],
-        type=_typed(initiator_name),
-        help="initiator IQN to map (repeat)",
-    )
+    _iscsi_lun_args(i)
     chap = i.add_mutually_exclusive_group()
     chap.add_argument(
         "--chap-file",
@@ -188,15 +193,7 @@ def parser():
         "--iqn", required=True, type=_typed(initiator_name), help="target name (same on both)"
     )
     ps.add_argument("--ip", required=True, help="this node's portal address")
-    ps.add_argument("--port", type=int, default=3260, help="portal port (default: 3260)")
-    ps.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
-    ps.add_argument(
-        "--initiator",
-        action="append",
-        default=[],
-        type=_typed(initiator_name),
-        help="initiator IQN to map (repeat)",
-    )
+    _iscsi_lun_args(ps)
     ps.add_argument(
         "--chap-file",
         metavar="FILE",
