@@ -124,11 +124,15 @@ class ConsoleWatch:
         self._recent.append(line)
 
     def report(self):
-        out = ["  " + line for line in self.trouble[:20]]
+        """The console around the first trouble, then the trouble lines and
+        the test: last, where a log's tail (all CI shows) keeps them."""
+        out = ["run.py: the console around the first trouble:"]
+        out += ["  | " + line for line in self.context or ()]
+        out.append("run.py: the trouble seen:")
+        out += ["  " + line for line in self.trouble[:20]]
         if self.test:
             out.append(f"run.py: the first came during {self.test}")
-        out.append("run.py: the console around the first of them:")
-        return out + ["  | " + line for line in self.context or ()]
+        return out
 
 
 def parse_args(argv):
