@@ -76,10 +76,6 @@ GUEST_CMDLINE = [
     "hung_task_timeout_secs=120",
     "console=ttyS0",
     "modprobe.blacklist=" + ",".join(UNUSED_MODULES),
-    # multipath-tools' udev rule runs `multipath -u` on every SCSI disk's
-    # events, and the suites make thousands of disks; the one test that
-    # multipaths runs multipathd itself, which needs no rule
-    "nompath",
 ]
 
 
