@@ -3,6 +3,8 @@
 import importlib.util
 import os
 import shlex
+import signal
+import threading
 
 import pytest
 
@@ -205,6 +207,40 @@ def test_disks_and_the_served_port_share_one_qemu_option(monkeypatch):
     assert all("cache=none" in d for d in drives)
     args = run.parse_args(["--kver", "6.1.0-9-amd64", "--log", "l", "--", "true"])
     assert not [a for a in run.vng_argv(args, "rc") if a.startswith("--qemu-opts=")]
+
+
+def test_rig_guests_get_shared_disks_links_and_names(monkeypatch):
+    monkeypatch.setattr(run.os.path, "exists", lambda path: True)
+    args = run.parse_args(
+        [
+            *("--kver", "6.1.0-9-amd64", "--name", "node1", "--shared-disk", "/i/s.img"),
+            *("--link", "52:54:00:77:01:01,47100,47101", "--log", "l", "--", "true"),
+        ]
+    )
+    argv = run.vng_argv(args, "rc")
+    assert argv[argv.index("--name") + 1] == "node1"
+    (opts,) = [a for a in argv if a.startswith("--qemu-opts=")]
+    # the image opened by another QEMU too, no host cache between them
+    assert "file=/i/s.img,if=none,id=shared0,format=raw,cache=none" in opts
+    assert "virtio-blk-pci,drive=shared0,share-rw=on" in opts
+    assert "socket,id=link0,udp=127.0.0.1:47101,localaddr=127.0.0.1:47100" in opts
+    assert "virtio-net-pci,netdev=link0,mac=52:54:00:77:01:01" in opts
+
+
+def test_sigterm_cuts_the_guests_power(tmp_path, capsys):
+    """The rig's power cut: SIGTERM kills the VM's processes at once, and
+    run.py says so with its own exit status."""
+    args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
+    pid = tmp_path / "pid"
+    vm = ["sh", "-c", f"echo $$ > {pid}; echo guest-init: up; exec sleep 60"]
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    rc, watch = run.boot(args, vm, str(tmp_path / "rc"))
+    assert rc == run.POWER_CUT and watch.up
+    assert "power cut" in capsys.readouterr().out
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid.read_text()), 0)
+    # SIGTERM is the default again once the guest is gone
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
 
 
 def test_a_kernel_nowhere_stops_the_run(monkeypatch):

@@ -27,8 +27,33 @@ vaai_guest_udev() {
 	udevadm control --reload
 }
 
+# VAAI_NET="MAC=ADDR/LEN ...": the rig's links (tests/ha/rig.py, run.py
+# --link), each NIC found by its MAC and given its address.
+vaai_guest_net() {
+	[ -n "${VAAI_NET:-}" ] || return 0
+	modprobe virtio_net || return 1
+	ip link set lo up || return 1
+	for spec in $VAAI_NET; do
+		mac=${spec%%=*}
+		dev=
+		tries=0
+		while [ -z "$dev" ] && [ $tries -lt 100 ]; do
+			for f in /sys/class/net/*/address; do
+				[ "$(cat "$f")" = "$mac" ] && dev=${f%/address} && dev=${dev##*/}
+			done
+			[ -n "$dev" ] || { sleep 0.1; tries=$((tries + 1)); }
+		done
+		if [ -z "$dev" ]; then
+			echo "guest: no NIC with MAC $mac" >&2
+			return 1
+		fi
+		ip addr add "${spec#*=}" dev "$dev" && ip link set "$dev" up || return 1
+	done
+}
+
 vaai_guest_setup() {
 	vaai_guest_udev || return 1
+	vaai_guest_net || return 1
 	modprobe configfs || return 1
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs none /sys/kernel/config || return 1

@@ -10,10 +10,16 @@ console, kernel messages included, is kept in --log.  A guest kernel that
 started, showed no trouble, and died before user space (nothing of ours
 loaded yet) is booted once more; that first console is kept beside the log
 as LOG.first-boot.
+
+Several guests at once (tests/ha/rig.py) each get a run.py of their own,
+under the one VM lock the rig holds (--locked): --link joins NICs of two
+guests over UDP on 127.0.0.1, --shared-disk gives them one image, and
+SIGTERM cuts a guest's power (its QEMU killed at once).
 """
 
 import argparse
 import collections
+import contextlib
 import fcntl
 import os
 import re
@@ -170,6 +176,28 @@ def parse_args(argv):
         "cache off for it; may be repeated",
     )
     p.add_argument(
+        "--shared-disk",
+        action="append",
+        default=[],
+        metavar="IMAGE",
+        help="a raw image as the next virtio disk after --disk's, other guests "
+        "writing it at the same time (share-rw, as two nodes see one SAN LUN)",
+    )
+    p.add_argument(
+        "--link",
+        action="append",
+        default=[],
+        metavar="MAC,PORT,PEER_PORT",
+        help="a virtio NIC with this MAC whose frames go over UDP from "
+        "127.0.0.1:PORT to another guest's 127.0.0.1:PEER_PORT; may be repeated",
+    )
+    p.add_argument("--name", help="the guest's host name")
+    p.add_argument(
+        "--locked",
+        action="store_true",
+        help="the caller holds the VM lock (tests/ha/rig.py, for its guests)",
+    )
+    p.add_argument(
         "cmd", nargs=argparse.REMAINDER, help="-- guest command (relative to the repository)"
     )
     args = p.parse_args(argv)
@@ -178,6 +206,26 @@ def parse_args(argv):
     if not args.cmd:
         p.error("no guest command given")
     return args
+
+
+class PowerCutError(Exception):
+    """SIGTERM: the guest's QEMU is killed, as a power cut would stop it."""
+
+
+# run.py's exit status when SIGTERM cut the guest's power
+POWER_CUT = 137
+
+
+def take_vm_lock():
+    """Wait for the VM lock; it is held until this process exits."""
+    lock = open(VM_LOCK, "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"run.py: another VM is running; waiting for {VM_LOCK}")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    # the lock lives as long as its file stays open
+    take_vm_lock.held = lock
 
 
 def tree_config(kdir, option):
@@ -253,6 +301,8 @@ def vng_argv(args, rc_file):
         "--cwd",
         os.path.join(os.path.abspath(args.root), REPO.lstrip("/")) if args.root else REPO,
     ]
+    if args.name:
+        argv += ["--name", args.name]
     for opt in GUEST_CMDLINE + args.append:
         argv += ["--append", opt]
     if args.kernel_dir:
@@ -275,6 +325,20 @@ def vng_argv(args, rc_file):
             f"-drive file={os.path.abspath(image)},if=virtio,format=raw,"
             "cache=none,aio=threads,discard=unmap"
         )
+    for n, image in enumerate(args.shared_disk):
+        qemu += [
+            (
+                f"-drive file={os.path.abspath(image)},if=none,id=shared{n},format=raw,"
+                "cache=none,aio=threads"
+            ),
+            f"-device virtio-blk-pci,drive=shared{n},share-rw=on",
+        ]
+    for n, link in enumerate(args.link):
+        mac, port, peer = link.split(",")
+        qemu += [
+            f"-netdev socket,id=link{n},udp=127.0.0.1:{int(peer)},localaddr=127.0.0.1:{int(port)}",
+            f"-device virtio-net-pci,netdev=link{n},mac={mac}",
+        ]
     if qemu:
         argv.append("--qemu-opts=" + " ".join(qemu))
     return [*argv, "--", guest]
@@ -311,7 +375,13 @@ def boot(args, argv, rc_file):
             os.killpg(proc.pid, signal.SIGKILL)
             raise TimeoutError
 
+        def on_term(signum, frame):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            raise PowerCutError
+
         signal.signal(signal.SIGALRM, on_alarm)
+        signal.signal(signal.SIGTERM, on_term)
         if args.timeout:
             signal.alarm(args.timeout)
         try:
@@ -326,12 +396,17 @@ def boot(args, argv, rc_file):
             proc.wait()
             print(f"run.py: VM killed after {args.timeout:d} s; console log: {args.log}")
             return 124, watch
+        except PowerCutError:
+            proc.wait()
+            print(f"run.py: the guest's power cut (SIGTERM); console log: {args.log}")
+            return POWER_CUT, watch
         except KeyboardInterrupt:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait()
             return 130, watch
         finally:
             signal.alarm(0)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if not os.path.exists(rc_file):
         return None, watch
     with open(rc_file) as f:
@@ -349,12 +424,8 @@ def run(args):
     os.makedirs(os.path.dirname(rc_file), exist_ok=True)
 
     argv = vng_argv(args, rc_file)
-    lock = open(VM_LOCK, "w")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        print(f"run.py: another VM is running; waiting for {VM_LOCK}")
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    if not args.locked:
+        take_vm_lock()
     # From here the boot is ours (tests/powercut times the boot from it).
     print(BOOTING, flush=True)
     first = args.log + ".first-boot"
@@ -376,7 +447,7 @@ def run(args):
         print(f"run.py: kernel trouble on the console (see {args.log}):")
         print("\n".join(watch.report()))
         return rc or 1
-    if rc:
+    if rc and rc != POWER_CUT:
         print(f"run.py: guest command failed with {rc}; console log: {args.log}")
     return rc
 
