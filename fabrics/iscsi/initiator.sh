@@ -9,6 +9,8 @@
 #                                      open-iscsi iface with its own IQN
 # login and logout go through the iface $ISCSI_IFACE (default: open-iscsi's
 # own "default"), so one machine logs in to one target as two initiators.
+# login sets each NAME=VALUE of $ISCSI_NODE_SETTINGS on the node record
+# first (e.g. node.session.timeo.replacement_timeout=5).
 set -eu
 NAME_FILE=/etc/iscsi/initiatorname.iscsi
 DEFAULT_IQN=iqn.2026-11.org.vaai:initiator
@@ -40,6 +42,9 @@ login)
 	# (open-iscsi's default is 32); room for two such LUNs per session.
 	set_node - "$2" node.session.queue_depth "${ISCSI_QUEUE_DEPTH:-128}"
 	set_node - "$2" node.session.cmds_max 256
+	for setting in ${ISCSI_NODE_SETTINGS:-}; do
+		set_node - "$2" "${setting%%=*}" "${setting#*=}"
+	done
 	if [ -n "${CHAP_USER:-}" ]; then
 		set_node - "$2" node.session.auth.authmethod CHAP
 		set_node - "$2" node.session.auth.username "$CHAP_USER"
