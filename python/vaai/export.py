@@ -1,24 +1,17 @@
 """Exporting a storage object over LIO's fabrics through rtslib-fb."""
 
-import contextlib
 import glob
 import os
 import re
 import time
 
-from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
+from rtslib_fb import LUN, TPG, NetworkPortal, Target
 from rtslib_fb.utils import RTSLibError
 
+from . import made
 from .errors import VaaiError
 from .params import fc_wwn
 from .profiles import iscsi_tpg
-
-
-def _fabric(name):
-    try:
-        return FabricModule(name)
-    except RTSLibError as e:
-        raise VaaiError(f"fabric {name} is not available: {e}") from e
 
 
 def export_loopback(so, lun=0, wwn=None):
@@ -27,7 +20,7 @@ def export_loopback(so, lun=0, wwn=None):
     rtslib-fb sets the TPG's nexus before the LUN is linked, which tcm_loop
     needs for its SCSI scan.
     """
-    target = Target(_fabric("loopback"), wwn, mode="any" if wwn else "create")
+    target = Target(made.fabric("loopback"), wwn, mode="any" if wwn else "create")
     tpg = TPG(target, 1, mode="any")
     return LUN(tpg, lun, storage_object=so)
 
@@ -52,11 +45,15 @@ def export_iscsi(
     is reused; on failure, what this call created is removed again."""
     if mutual_chap and not chap:
         raise VaaiError("mutual CHAP needs the initiator's CHAP credentials too")
-    fm = _fabric("iscsi")
+    fm = made.fabric("iscsi")
     created = []
     try:
-        target = _target(created, fm, iqn) if iqn else _made(created, Target(fm, mode="create"))
-        tpg = _get_or_make(
+        target = (
+            made.target(created, fm, iqn)
+            if iqn
+            else made.remember(created, Target(fm, mode="create"))
+        )
+        tpg = made.get_or_make(
             created,
             lambda: TPG(target, tag, mode="lookup"),
             lambda: TPG(target, tag, mode="create"),
@@ -67,14 +64,14 @@ def export_iscsi(
                 tpg.set_parameter(name, value)
             for name, value in attrs.items():
                 tpg.set_attribute(name, value)
-        _get_or_make(
+        made.get_or_make(
             created,
             lambda: NetworkPortal(tpg, ip, port, mode="lookup"),
             lambda: NetworkPortal(tpg, ip, port, mode="create"),
         )
-        tpg_lun = _lun(created, tpg, lun, so)
+        tpg_lun = made.lun(created, tpg, lun, so)
         for name in initiators:
-            acl = _mapped(created, tpg, name, lun, tpg_lun)
+            acl = made.mapped(created, tpg, name, lun, tpg_lun)
             if chap:
                 acl.chap_userid, acl.chap_password = chap
             if mutual_chap:
@@ -84,7 +81,7 @@ def export_iscsi(
             tpg.set_attribute("authentication", "1" if chap else "0")
         tpg.enable = True
     except RTSLibError as e:
-        raise _rolled_back(created, e, f"{so.name} over iSCSI on {ip}:{port}")
+        raise made.rolled_back(created, e, f"{so.name} over iSCSI on {ip}:{port}")
     return tpg_lun
 
 
@@ -105,7 +102,7 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
         )
     wwpn = fc_wwn(wwpn)
     initiators = [fc_wwn(i) for i in initiators]
-    fm = _fabric(fabric)
+    fm = made.fabric(fabric)
     ports = set(getattr(fm, "wwns", None) or ())
     if wwpn not in ports:
         raise VaaiError(
@@ -115,84 +112,16 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
         )
     created = []
     try:
-        target = _target(created, fm, wwpn)
-        tpg = _get_or_make(
+        target = made.target(created, fm, wwpn)
+        tpg = made.get_or_make(
             created, lambda: TPG(target, 1, mode="lookup"), lambda: TPG(target, 1, mode="create")
         )
-        tpg_lun = _lun(created, tpg, lun, so)
+        tpg_lun = made.lun(created, tpg, lun, so)
         for name in initiators:
-            _mapped(created, tpg, name, lun, tpg_lun)
+            made.mapped(created, tpg, name, lun, tpg_lun)
     except RTSLibError as e:
-        raise _rolled_back(created, e, f"{so.name} on {fabric} port {wwpn}")
+        raise made.rolled_back(created, e, f"{so.name} on {fabric} port {wwpn}")
     return tpg_lun
-
-
-def _get_or_make(created, lookup, create):
-    """What lookup() finds, or what create() makes, remembered in created."""
-    try:
-        return lookup()
-    except RTSLibError:
-        obj = create()
-        created.append(obj)
-        return obj
-
-
-def _target(created, fm, wwn):
-    """fm's target wwn, made if missing."""
-    return _get_or_make(
-        created,
-        lambda: Target(fm, wwn, mode="lookup"),
-        lambda: Target(fm, wwn, mode="create"),
-    )
-
-
-def _made(created, obj):
-    created.append(obj)
-    return obj
-
-
-def _lun(created, tpg, index, so):
-    """TPG LUN index for so: the existing one if it is so's already."""
-    tpg_lun = _get_or_make(
-        created, lambda: LUN(tpg, index), lambda: LUN(tpg, index, storage_object=so)
-    )
-    have = tpg_lun.storage_object
-    if (have.plugin, have.name) != (so.plugin, so.name):
-        raise VaaiError(
-            f"LUN {index} of {tpg.parent_target.wwn} is {have.plugin}/{have.name} already; "
-            "pick another LUN"
-        )
-    return tpg_lun
-
-
-def _mapped(created, tpg, initiator, lun, tpg_lun):
-    """The initiator's ACL in tpg, with tpg_lun mapped to it as lun."""
-    acl = _get_or_make(
-        created,
-        lambda: NodeACL(tpg, initiator, mode="lookup"),
-        lambda: NodeACL(tpg, initiator, mode="create"),
-    )
-    _get_or_make(created, lambda: MappedLUN(acl, lun), lambda: MappedLUN(acl, lun, tpg_lun))
-    return acl
-
-
-def _rolled_back(created, e, what):
-    """Undo what an export created; the error to raise for e (ours as it is,
-    rtslib's as 'cannot export WHAT')."""
-    _undo(created)
-    if isinstance(e, VaaiError):
-        return e
-    err = VaaiError(f"cannot export {what}: {e}")
-    err.__cause__ = e
-    return err
-
-
-def _undo(created):
-    """Delete what this call created, newest first (a deleted parent takes
-    its children with it)."""
-    for obj in reversed(created):
-        with contextlib.suppress(RTSLibError):
-            obj.delete()
 
 
 def unexport(so):

@@ -34,8 +34,8 @@ import os
 from rtslib_fb import TPG, ALUATargetPortGroup, NetworkPortal
 from rtslib_fb.utils import RTSLibError
 
+from . import made
 from .errors import VaaiError
-from .export import _fabric, _get_or_make, _lun, _mapped, _rolled_back, _target
 from .profiles import iscsi_tpg
 
 NODES = (1, 2)
@@ -161,13 +161,13 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
     node serves nothing until `state` makes it active.  What exists is
     kept and checked; on failure what this call made is removed again."""
     peer = _check_node(node)
-    fm = _fabric("iscsi")
+    fm = made.fabric("iscsi")
     created = []
     try:
-        target = _target(created, fm, iqn)
+        target = made.target(created, fm, iqn)
         tpgs = {}
         for n in NODES:
-            tpgs[n] = _get_or_make(
+            tpgs[n] = made.get_or_make(
                 created,
                 lambda n=n: TPG(target, n, mode="lookup"),
                 lambda n=n: TPG(target, n, mode="create"),
@@ -191,7 +191,7 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
                 tpgs[n].set_attribute("authentication", "1" if chap else "0")
         # the portal before any export: a wrong address fails before the
         # device's ports are numbered (before Linux 6.4, for good)
-        _get_or_make(
+        made.get_or_make(
             created,
             lambda: NetworkPortal(tpgs[node], ip, port, mode="lookup"),
             lambda: NetworkPortal(tpgs[node], ip, port, mode="create"),
@@ -205,11 +205,11 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
             _settle_group(groups[n], None if had else STANDBY)
         luns = {}
         for n in NODES:  # node 1's export first: its port is 1 before Linux 6.4
-            luns[n] = _lun(created, tpgs[n], lun, so)
+            luns[n] = made.lun(created, tpgs[n], lun, so)
             if luns[n].alua_tg_pt_gp_name != group_name(n):
                 luns[n].alua_tg_pt_gp_name = group_name(n)
             for name in initiators:
-                acl = _mapped(created, tpgs[n], name, lun, luns[n])
+                acl = made.mapped(created, tpgs[n], name, lun, luns[n])
                 if chap:
                     acl.chap_userid, acl.chap_password = chap
         rtpi = _rtpis(luns)
@@ -229,7 +229,7 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
                     "the pair up first"
                 )
     except (RTSLibError, VaaiError, OSError) as e:
-        raise _rolled_back(created, e, f"{so.name} as node {node} of a pair")
+        raise made.rolled_back(created, e, f"{so.name} as node {node} of a pair")
     return show(so)
 
 
