@@ -357,3 +357,13 @@ def test_a_first_boot_log_of_an_earlier_run_is_removed(monkeypatch, tmp_path):
     scripted_boots(monkeypatch, tmp_path, [(0, UP)])
     assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 0
     assert not os.path.exists(log + ".first-boot")
+
+
+def test_a_power_cut_guest_fails_on_trouble_it_showed_before(monkeypatch, tmp_path):
+    log = str(tmp_path / "console.log")
+    args = run.parse_args(["--kver", "v", "--locked", "--log", log, "--", "true"])
+    scripted_boots(monkeypatch, tmp_path, [(run.POWER_CUT, [*UP, "ok\n"])])
+    assert run.run(args) == run.POWER_CUT
+    warning = "[   40.0] WARNING: CPU: 0 PID: 1 at x.c:1 x+0x1/0x2\n"
+    scripted_boots(monkeypatch, tmp_path, [(run.POWER_CUT, [*UP, warning])])
+    assert run.run(args) == 1

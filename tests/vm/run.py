@@ -27,6 +27,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VNG = os.environ.get("VAAI_VNG", "/var/cache/vaai/venv/bin/vng")
@@ -208,6 +209,26 @@ def parse_args(argv):
     return args
 
 
+def kill_group(pgid, timeout=10):
+    """SIGKILL to the VM's process group, and back once none of it runs
+    (zombies aside): QEMU writes nothing more to its images."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        running = False
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    state, _ppid, pgrp = f.read().rsplit(")", 1)[1].split()[:3]
+            except (OSError, IndexError):
+                continue
+            running = running or (int(pgrp) == pgid and state != "Z")
+        if not running:
+            return
+        time.sleep(0.05)
+
+
 class PowerCutError(Exception):
     """SIGTERM: the guest's QEMU is killed, as a power cut would stop it."""
 
@@ -358,6 +379,17 @@ def boot(args, argv, rc_file):
     if os.path.exists(rc_file):
         os.unlink(rc_file)
     watch = ConsoleWatch()
+    # SIGTERM before the VM exists is kept for when it does
+    cut = {"proc": None, "asked": False}
+
+    def on_term(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        cut["asked"] = True
+        if cut["proc"] is not None:
+            kill_group(cut["proc"].pid)
+            raise PowerCutError
+
+    previous = signal.signal(signal.SIGTERM, on_term)
     with open(args.log, "w") as log:
         log.write("# {}\n".format(" ".join(argv)))
         proc = subprocess.Popen(
@@ -370,21 +402,19 @@ def boot(args, argv, rc_file):
             errors="replace",
             env=vng_env(),
         )
+        cut["proc"] = proc
 
         def on_alarm(signum, frame):
             os.killpg(proc.pid, signal.SIGKILL)
             raise TimeoutError
 
-        def on_term(signum, frame):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            raise PowerCutError
-
         signal.signal(signal.SIGALRM, on_alarm)
-        signal.signal(signal.SIGTERM, on_term)
         if args.timeout:
             signal.alarm(args.timeout)
         try:
+            if cut["asked"]:
+                kill_group(proc.pid)
+                raise PowerCutError
             for line in proc.stdout:
                 log.write(line)
                 log.flush()
@@ -406,7 +436,7 @@ def boot(args, argv, rc_file):
             return 130, watch
         finally:
             signal.alarm(0)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, previous)
     if not os.path.exists(rc_file):
         return None, watch
     with open(rc_file) as f:
@@ -446,7 +476,7 @@ def run(args):
     if watch.trouble:
         print(f"run.py: kernel trouble on the console (see {args.log}):")
         print("\n".join(watch.report()))
-        return rc or 1
+        return 1 if rc in (0, POWER_CUT) else rc
     if rc and rc != POWER_CUT:
         print(f"run.py: guest command failed with {rc}; console log: {args.log}")
     return rc
