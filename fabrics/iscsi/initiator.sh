@@ -42,9 +42,11 @@ login)
 	# (open-iscsi's default is 32); room for two such LUNs per session.
 	set_node - "$2" node.session.queue_depth "${ISCSI_QUEUE_DEPTH:-128}"
 	set_node - "$2" node.session.cmds_max 256
+	set -f # node.conn[0]...: no glob
 	for setting in ${ISCSI_NODE_SETTINGS:-}; do
 		set_node - "$2" "${setting%%=*}" "${setting#*=}"
 	done
+	set +f
 	if [ -n "${CHAP_USER:-}" ]; then
 		set_node - "$2" node.session.auth.authmethod CHAP
 		set_node - "$2" node.session.auth.username "$CHAP_USER"
