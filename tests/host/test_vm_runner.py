@@ -367,3 +367,40 @@ def test_a_power_cut_guest_fails_on_trouble_it_showed_before(monkeypatch, tmp_pa
     warning = "[   40.0] WARNING: CPU: 0 PID: 1 at x.c:1 x+0x1/0x2\n"
     scripted_boots(monkeypatch, tmp_path, [(run.POWER_CUT, [*UP, warning])])
     assert run.run(args) == 1
+
+
+INT3 = [
+    "[    2.515757] sched_clock: Marking stable (2552434877, -38839703)\n",
+    "[    2.522233] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n",
+    "[    2.523110] RIP: 0010:sched_clock_cpu+0x9/0x190\n",
+    "[    2.528298] Kernel panic - not syncing: Fatal exception in interrupt\n",
+]
+
+
+def test_an_int3_oops_outside_our_code_is_booted_once_more(monkeypatch, tmp_path, capsys):
+    made = scripted_boots(monkeypatch, tmp_path, [(None, INT3), (0, [*UP, "ok\n"])])
+    log = str(tmp_path / "console.log")
+    assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 0
+    assert len(made) == 2
+    with open(log + ".int3-boot") as f:
+        assert "Oops: int3" in f.read()
+    assert "booting it once more" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "console",
+    [
+        # our module on the stack: ours to answer for
+        [*INT3[:3], "[    2.6]  vaai_xcopy_work+0x10/0x90 [target_core_vaai]\n", INT3[3]],
+        # another oops beside it
+        [*INT3, "[    2.7] BUG: kernel NULL pointer dereference, address: 0000000000000000\n"],
+        # twice in a row: not retried again
+        None,
+    ],
+)
+def test_other_int3_runs_fail(monkeypatch, tmp_path, console):
+    boots = [(None, console)] if console else [(None, INT3), (None, INT3)]
+    made = scripted_boots(monkeypatch, tmp_path, [*boots, (0, [*UP])])
+    log = str(tmp_path / "console.log")
+    assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 1
+    assert len(made) == len(boots)
