@@ -63,6 +63,8 @@ help:
 	@echo "make test-guest guest suites only (TESTS=... to pick pytest paths)"
 	@echo "make test-libiscsi  libiscsi's iscsi-test-cu alone: both stores side by"
 	@echo "                side (make test runs it among the guest suites)"
+	@echo "make test-ha    the two-node rig (tests/ha): three guests, a pair on a"
+	@echo "                shared disk, a planned switchover and a power cut under I/O"
 	@echo "make test-cross the cross-kernel suites on each tested kernel but TEST_KERNEL"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
 	@echo "make modules-all   the module for each tested kernel"
@@ -152,6 +154,14 @@ test-libiscsi: module test-kmod
 		--log build/vm/libiscsi-console-$(KERNELRELEASE).log \
 		-- tests/vm/guest-test.sh tests/guest/test_libiscsi.py \
 		--junitxml=build/vm/libiscsi-junit-$(KERNELRELEASE).xml
+
+# The two-node rig (tests/ha/rig.py, docs/ha.md): node1, node2 and an
+# initiator, one VM lock for the three, on HA_KERNEL (Debian 12's own).
+HA_KERNEL ?= $(TEST_KERNEL)
+test-ha:
+	$(MAKE) module test-kmod KERNELRELEASE=$(HA_KERNEL)
+	tests/ha/rig.py --kver $(HA_KERNEL) --timeout 1500 \
+		-- tests/ha -s --junitxml=build/rig/junit.xml
 
 test-cross:
 	for k in $(CROSS_KERNELS); do \
@@ -275,6 +285,6 @@ serve: deps
 		--log build/vm/serve-console.log -- fabrics/iscsi/guest-serve.sh
 
 .PHONY: all module test-kmod install clean help deps test test-host lint test-parsers test-guest \
-	test-libiscsi \
+	test-libiscsi test-ha \
 	test-cross test-kernels modules-all deb test-packages test-upstream \
 	test-debug report-libiscsi demo bench serve powercut replay test-powercut

@@ -1,0 +1,85 @@
+"""The initiator's side of the two-node rig (tests/ha/rig.py): the target
+nodes, driven through the files tests/ha/node.py reads, and their power.
+Run inside the initiator guest; the helpers of tests/guest are imported
+from there."""
+
+import os
+import shlex
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "guest"))
+
+import pytest  # noqa: E402
+
+RIG = os.environ.get("VAAI_RIG", "")
+# the nodes' vaaictl: this tree's
+VAAICTL = f"PYTHONPATH={REPO}/python /usr/bin/python3 -m vaai"
+
+
+class NodeError(AssertionError):
+    pass
+
+
+class Node:
+    """Target node n of the rig: its address on the initiator's link, the
+    commands it runs for the tests, and its power."""
+
+    def __init__(self, n):
+        self.n, self.name = n, f"node{n}"
+        self.ip = f"10.77.{n}.{n}"
+        self.dir = os.path.join(RIG, self.name)
+        self.seq = 0
+
+    def wait_for(self, path, what, timeout):
+        """Until path exists; NodeError when the node ended by itself (the
+        rig writes NODE/dead) or after timeout s."""
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(path):
+            if os.path.exists(os.path.join(self.dir, "dead")):
+                raise NodeError(f"{self.name} ended by itself (see its console): {what}")
+            if time.monotonic() > deadline:
+                raise NodeError(f"{self.name}: {what}: nothing after {timeout} s")
+            time.sleep(0.1)
+
+    def wait_ready(self, timeout=600):
+        self.wait_for(os.path.join(self.dir, "ready"), "up", timeout)
+
+    def sh(self, script, timeout=300, check=True):
+        """script run on the node by sh -e: its output."""
+        self.seq += 1
+        cmd = os.path.join(self.dir, f"cmd.{self.seq}")
+        with open(cmd + ".tmp", "w") as f:
+            f.write(script + "\n")
+        os.rename(cmd + ".tmp", cmd)
+        res = os.path.join(self.dir, f"res.{self.seq}")
+        self.wait_for(res, f"an answer to {script}", timeout)
+        with open(res) as f:
+            rc, out = f.read().split("\n", 1)
+        if check and rc != "0":
+            raise NodeError(f"{self.name}: `{script}` failed ({rc}): {out}")
+        return out
+
+    def vaaictl(self, *args, **kw):
+        return self.sh(" ".join([VAAICTL, *map(shlex.quote, map(str, args))]), **kw)
+
+    def power_cut(self, timeout=60):
+        """The rig kills the node's QEMU; when it did (time.time())."""
+        open(os.path.join(RIG, f"kill-{self.name}"), "w").close()
+        done = os.path.join(RIG, f"killed-{self.name}")
+        self.wait_for(done, "its power cut", timeout)
+        with open(done) as f:
+            return float(f.read())
+
+
+@pytest.fixture(scope="session")
+def nodes():
+    """Both target nodes, up."""
+    if not RIG:
+        pytest.fail("tests/ha runs in the rig's initiator guest (make test-ha)")
+    both = (Node(1), Node(2))
+    for node in both:
+        node.wait_ready()
+    return both

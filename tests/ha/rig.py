@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""The two-node test rig: three guests under one VM lock, node1 and node2
+(the pair's target nodes, one image attached to both as their shared disk)
+and an initiator, joined only by point-to-point links over UDP on
+127.0.0.1 (tests/vm/run.py --link):
+
+  initiator 10.77.1.100 ---- 10.77.1.1 node1
+  initiator 10.77.2.100 ---- 10.77.2.2 node2
+            node1 10.77.3.1 ---- 10.77.3.2 node2   (the nodes' own link)
+
+The nodes run tests/ha/node.py, which runs what the initiator's tests hand
+it (tests/ha/conftest.py) through files under build/rig/ (the repository is
+every guest's, read-write).  The initiator runs the command given here; a
+test cuts a node's power by writing build/rig/kill-NODE, and the rig kills
+that node's QEMU and answers with build/rig/killed-NODE.
+
+The run passes when the initiator's command does and no node showed kernel
+trouble.  Each guest's console is kept in build/rig/NAME-console.log.
+
+Usage: rig.py --kver KVER [--timeout S] -- COMMAND [ARGS...]
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+RIG = os.path.join(REPO, "build", "rig")
+sys.path.insert(0, os.path.join(REPO, "tests", "vm"))
+
+import run  # noqa: E402  (tests/vm/run.py)
+
+NODES = ("node1", "node2")
+SHARED_SIZE = 256 << 20
+# UDP ports on 127.0.0.1 from here on, two per link
+PORT_BASE = int(os.environ.get("VAAI_RIG_PORT", "47100"))
+# (guest, MAC, address) at each end of each link
+LINKS = (
+    (
+        ("initiator", "52:54:00:77:01:64", "10.77.1.100/24"),
+        ("node1", "52:54:00:77:01:01", "10.77.1.1/24"),
+    ),
+    (
+        ("initiator", "52:54:00:77:02:64", "10.77.2.100/24"),
+        ("node2", "52:54:00:77:02:02", "10.77.2.2/24"),
+    ),
+    (
+        ("node1", "52:54:00:77:03:01", "10.77.3.1/24"),
+        ("node2", "52:54:00:77:03:02", "10.77.3.2/24"),
+    ),
+)
+
+
+def guest_links(name):
+    """(run.py --link values, VAAI_NET) of guest name."""
+    links, net = [], []
+    for n, ends in enumerate(LINKS):
+        for side, (guest, mac, addr) in enumerate(ends):
+            if guest == name:
+                port, peer = PORT_BASE + 2 * n + side, PORT_BASE + 2 * n + 1 - side
+                links.append(f"{mac},{port},{peer}")
+                net.append(f"{mac}={addr}")
+    return links, " ".join(net)
+
+
+def put(path, text):
+    """path written whole: under another name, then renamed."""
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.rename(path + ".tmp", path)
+
+
+def start(name, args, cmd, timeout, shared=None):
+    """run.py for guest name, under the rig's lock: the process."""
+    links, net = guest_links(name)
+    argv = [
+        sys.executable,
+        os.path.join(REPO, "tests", "vm", "run.py"),
+        *("--kver", args.kver, "--name", name, "--locked"),
+        *("--mem", args.mem, "--cpus", "1", "--timeout", str(timeout)),
+        *("--log", os.path.join(RIG, f"{name}-console.log")),
+    ]
+    for link in links:
+        argv += ["--link", link]
+    if shared:
+        argv += ["--shared-disk", shared]
+    env = dict(os.environ, VAAI_NET=net, VAAI_RIG=RIG, VAAI_RIG_NAME=name)
+    with open(os.path.join(RIG, f"{name}.out"), "w") as out:
+        return subprocess.Popen([*argv, "--", *cmd], stdout=out, stderr=subprocess.STDOUT, env=env)
+
+
+def serve_kills(guests, initiator):
+    """Until the initiator is done: cut a node's power when a test asks,
+    and tell the tests of a node that ended by itself (NODE/dead).  The
+    nodes whose power was cut, and those that ended by themselves."""
+    killed, dead = set(), set()
+    while initiator.poll() is None:
+        for name in NODES:
+            if name in killed or name in dead:
+                continue
+            if guests[name].poll() is not None:
+                dead.add(name)
+                put(os.path.join(RIG, name, "dead"), f"{guests[name].returncode}\n")
+                print(f"rig: {name} ended by itself ({guests[name].returncode})", flush=True)
+            elif os.path.exists(os.path.join(RIG, f"kill-{name}")):
+                guests[name].send_signal(signal.SIGTERM)
+                if guests[name].wait() != run.POWER_CUT:
+                    # kernel trouble before the cut, or gone already
+                    dead.add(name)
+                    continue
+                killed.add(name)
+                put(os.path.join(RIG, f"killed-{name}"), f"{time.time():.3f}\n")
+                print(f"rig: {name}'s power cut", flush=True)
+        time.sleep(0.2)
+    return killed, dead
+
+
+def stop_nodes(guests, killed):
+    """Tell the live nodes to end; their run.py statuses."""
+    for name in NODES:
+        if name not in killed:
+            put(os.path.join(RIG, name, "exit"), "")
+    rcs = {}
+    for name in NODES:
+        try:
+            rcs[name] = guests[name].wait(120)
+        except subprocess.TimeoutExpired:
+            guests[name].send_signal(signal.SIGTERM)
+            rcs[name] = guests[name].wait()
+            print(f"rig: {name} did not end when told; killed", flush=True)
+            rcs[name] = rcs[name] or 1
+    return rcs
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kver", required=True, help="the guests' kernel release")
+    p.add_argument("--mem", default="1536M", help="each guest's memory (default %(default)s)")
+    p.add_argument("--timeout", type=int, default=1500, help="seconds before a guest is killed")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- the initiator's command")
+    args = p.parse_args(argv)
+    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    if not cmd:
+        p.error("no initiator command given")
+
+    run.take_vm_lock()
+    shutil.rmtree(RIG, ignore_errors=True)
+    for name in NODES:
+        os.makedirs(os.path.join(RIG, name))
+    shared = os.path.join(RIG, "shared.img")
+    with open(shared, "wb") as f:
+        f.truncate(SHARED_SIZE)
+
+    began = time.monotonic()
+    # the nodes outlive the initiator's timeout: it is the one that ends
+    node_cmd = ["tests/ha/node.py"]
+    guests = {
+        name: start(name, args, [*node_cmd, name], args.timeout + 300, shared) for name in NODES
+    }
+    guests["initiator"] = start("initiator", args, ["tests/vm/guest-test.sh", *cmd], args.timeout)
+    # a CI job cancelled: the guests go with the rig
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        killed, dead = serve_kills(guests, guests["initiator"])
+        rc = guests["initiator"].wait()
+        rcs = stop_nodes(guests, killed)
+    finally:
+        for g in guests.values():
+            if g.poll() is None:
+                g.send_signal(signal.SIGTERM)
+                g.wait()
+    for name in ("initiator", *NODES):
+        with open(os.path.join(RIG, f"{name}.out")) as f:
+            text = f.read()
+        print(f"--- {name} ({os.path.join(RIG, name + '-console.log')})")
+        print(text.rstrip())
+    bad = [n for n in NODES if n in dead or (n not in killed and rcs[n])]
+    print(
+        f"rig: {time.monotonic() - began:.0f} s; initiator {rc}; "
+        + ", ".join(f"{n} {'power cut' if n in killed else rcs[n]}" for n in NODES)
+    )
+    if bad:
+        print(f"rig: {', '.join(bad)} failed (kernel trouble or a crash: see its console)")
+        return 1
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
