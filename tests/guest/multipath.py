@@ -189,14 +189,23 @@ class Writer(threading.Thread):
 
 
 def active_disk(shown):
-    """The sdX of the path group multipath -ll shows with prio 50 (ALUA
-    Active/Optimized: the prioritizer's 50; Standby's is 1), and its
-    path's line."""
-    lines = shown.splitlines()
-    for n, line in enumerate(lines):
-        if "prio=50" in line:
-            return re.search(r"\b(sd[a-z]+)\b", lines[n + 1]).group(1), lines[n + 1]
-    raise AssertionError(f"no active path group at Active/Optimized's priority:\n{shown}")
+    """The sdX multipath sends I/O down, and its line in multipath -ll: a
+    path active and ready in the path group at Active/Optimized's
+    priority (the ALUA prioritizer's 50; Standby's is 1) that is the
+    active one, or, before any I/O has picked one, the first such.  A
+    dead path keeps the priority it last had: the path's state counts."""
+    found, group = [], ""
+    for line in shown.splitlines():
+        if "policy=" in line:
+            group = line
+        elif "prio=50" in group:
+            m = re.search(r"\b(sd[a-z]+)\b.*\bactive ready\b", line)
+            if m:
+                found.append(("status=active" in group, m.group(1), line))
+    if not found:
+        raise AssertionError(f"no active path group at Active/Optimized's priority:\n{shown}")
+    _, disk, line = max(found, key=lambda f: f[0])
+    return disk, line
 
 
 # What a path change answers, the command not run: ESXi sends it again
