@@ -4,7 +4,9 @@ import importlib.util
 import os
 import shlex
 import signal
+import subprocess
 import threading
+import time
 
 import pytest
 
@@ -227,20 +229,49 @@ def test_rig_guests_get_shared_disks_links_and_names(monkeypatch):
     assert "virtio-net-pci,netdev=link0,mac=52:54:00:77:01:01" in opts
 
 
+def running(pid):
+    """Is pid alive and not a zombie?"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def test_sigterm_cuts_the_guests_power(tmp_path, capsys):
-    """The rig's power cut: SIGTERM kills the VM's processes at once, and
-    run.py says so with its own exit status."""
+    """The rig's power cut: SIGTERM kills the VM's processes at once, the
+    grandchildren too (QEMU is vng's), and run.py says so with its own
+    exit status."""
     args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
     pid = tmp_path / "pid"
-    vm = ["sh", "-c", f"echo $$ > {pid}; echo guest-init: up; exec sleep 60"]
+    vm = ["sh", "-c", f"sleep 60 & echo $! > {pid}; echo guest-init: up; wait"]
     threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM)).start()
     rc, watch = run.boot(args, vm, str(tmp_path / "rc"))
     assert rc == run.POWER_CUT and watch.up
     assert "power cut" in capsys.readouterr().out
-    with pytest.raises(ProcessLookupError):
-        os.kill(int(pid.read_text()), 0)
+    assert not running(int(pid.read_text()))
     # SIGTERM is the default again once the guest is gone
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_sigterm_before_the_vm_exists_cuts_it_once_it_does(monkeypatch, tmp_path):
+    args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
+    pid = tmp_path / "pid"
+    real = subprocess.Popen
+
+    def asked_while_launching(*a, **kw):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(run.subprocess, "Popen", asked_while_launching)
+    vm = ["sh", "-c", f"echo $$ > {pid}; exec sleep 60"]
+    rc, _watch = run.boot(args, vm, str(tmp_path / "rc"))
+    assert rc == run.POWER_CUT
+    for _ in range(50):  # the shell may not have written it yet when cut
+        if pid.exists():
+            assert not running(int(pid.read_text().strip() or 0))
+            break
+        time.sleep(0.01)
 
 
 def test_a_kernel_nowhere_stops_the_run(monkeypatch):
@@ -375,23 +406,29 @@ INT3 = [
     "[    2.523110] RIP: 0010:sched_clock_cpu+0x9/0x190\n",
     "[    2.528298] Kernel panic - not syncing: Fatal exception in interrupt\n",
 ]
+# before 6.9 the oops header has no "Oops: "
+INT3_61 = [line.replace("Oops: int3", "int3") for line in INT3]
 
 
-def test_an_int3_oops_outside_our_code_is_booted_once_more(monkeypatch, tmp_path, capsys):
-    made = scripted_boots(monkeypatch, tmp_path, [(None, INT3), (0, [*UP, "ok\n"])])
+@pytest.mark.parametrize("console", [INT3, INT3_61])
+def test_an_int3_oops_before_user_space_is_booted_once_more(monkeypatch, tmp_path, capsys, console):
+    made = scripted_boots(monkeypatch, tmp_path, [(None, console), (0, [*UP, "ok\n"])])
     log = str(tmp_path / "console.log")
     assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 0
     assert len(made) == 2
     with open(log + ".int3-boot") as f:
-        assert "Oops: int3" in f.read()
-    assert "booting it once more" in capsys.readouterr().out
+        assert "int3: 0000" in f.read()
+    out = capsys.readouterr().out
+    assert "booting it once more" in out
+    # and said last, where a log's tail keeps it
+    assert out.rstrip().splitlines()[-1].endswith(log + ".int3-boot")
 
 
 @pytest.mark.parametrize(
     "console",
     [
-        # our module on the stack: ours to answer for
-        [*INT3[:3], "[    2.6]  vaai_xcopy_work+0x10/0x90 [target_core_vaai]\n", INT3[3]],
+        # after user space: ours may be loaded and on no stack it names
+        [*UP, *INT3],
         # another oops beside it
         [*INT3, "[    2.7] BUG: kernel NULL pointer dereference, address: 0000000000000000\n"],
         # twice in a row: not retried again
@@ -404,3 +441,10 @@ def test_other_int3_runs_fail(monkeypatch, tmp_path, console):
     log = str(tmp_path / "console.log")
     assert run.run(run.parse_args(["--kver", "v", "--log", log, "--", "true"])) == 1
     assert len(made) == len(boots)
+
+
+def test_the_old_oops_header_is_trouble():
+    watch = run.ConsoleWatch()
+    for line in INT3_61[:2]:
+        watch.feed(line)
+    assert watch.trouble == [INT3_61[1].rstrip()]
