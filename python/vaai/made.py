@@ -55,14 +55,16 @@ def lun(created, tpg, index, so):
     return tpg_lun
 
 
-def mapped(created, tpg, initiator, lun, tpg_lun):
-    """The initiator's ACL in tpg, with tpg_lun mapped to it as lun."""
+def mapped(created, tpg, initiator, mapped_lun, tpg_lun):
+    """The initiator's ACL in tpg, with tpg_lun mapped to it as mapped_lun."""
     acl = get_or_make(
         created,
         lambda: NodeACL(tpg, initiator, mode="lookup"),
         lambda: NodeACL(tpg, initiator, mode="create"),
     )
-    get_or_make(created, lambda: MappedLUN(acl, lun), lambda: MappedLUN(acl, lun, tpg_lun))
+    get_or_make(
+        created, lambda: MappedLUN(acl, mapped_lun), lambda: MappedLUN(acl, mapped_lun, tpg_lun)
+    )
     return acl
 
 
