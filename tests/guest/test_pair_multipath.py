@@ -10,8 +10,9 @@ import subprocess
 import time
 
 import pytest
+from acked_io import Writer
 from conftest import INITIATOR, SCRATCH, MiB, sh
-from multipath import Writer, active_disk, multipathd, show, unload_alua
+from multipath import active_disk, multipathd, show, unload_alua
 from test_pair import SERIAL, Half
 from vaai import VaaiStorageObject, pair
 from vaai.export import find_disk, unexport
@@ -52,10 +53,13 @@ def multipathed(tmp_path):
         with multipathd(wwid) as (dev, shown):
             yield halves, dev, shown, wwid
     finally:
-        for h in reversed(halves):
-            h.close()
-        os.unlink(path)
-        unload_alua()
+        try:
+            for h in reversed(halves):
+                h.close()
+            os.unlink(path)
+        finally:
+            # a failure here shows chained to one already on its way
+            unload_alua()
 
 
 def find(half):

@@ -15,8 +15,9 @@ import subprocess
 import time
 
 import pytest
+from acked_io import Heartbeat, Writer
 from conftest import RIG
-from multipath import Heartbeat, Writer, active_disk, multipathd, paths, sh, show
+from multipath import active_disk, multipathd, paths, sh, show
 from scsi import (
     ILLEGAL_REQUEST,
     clear_unit_attention,
