@@ -9,7 +9,7 @@ import struct
 import subprocess
 
 import pytest
-from conftest import INITIATOR, SCRATCH, MiB, sh
+from conftest import INITIATOR, SCRATCH, MiB, sh, udev_probed
 from scsi import (
     COPY_ABORTED,
     NOT_READY,
@@ -72,7 +72,12 @@ class Half:
 
     def login(self):
         sh(INITIATOR, "login", self.iqn)
-        self.sg = sg_of(find_disk(self.so, "iscsi_tcp", target=self.iqn))
+        disk = find_disk(self.so, "iscsi_tcp", target=self.iqn)
+        # udev's probe of the new disk reads it: done before a test
+        # switches states, or a READ of the probe's takes the unit
+        # attention the test looks for
+        udev_probed(disk)
+        self.sg = sg_of(disk)
 
     def close(self):
         subprocess.run([INITIATOR, "logout", self.iqn], capture_output=True, check=False)
