@@ -156,12 +156,18 @@ test-libiscsi: module test-kmod
 		--junitxml=build/vm/libiscsi-junit-$(KERNELRELEASE).xml
 
 # The two-node rig (tests/ha/rig.py, docs/ha.md): node1, node2 and an
-# initiator, one VM lock for the three, on HA_KERNEL (Debian 12's own).
+# initiator, one VM lock for the three, on HA_KERNEL (Debian 12's own);
+# a boot of the rig for each test (each cuts a node's power), its
+# consoles and JUnit XML in build/rig/TEST/.
 HA_KERNEL ?= $(TEST_KERNEL)
+HA_TESTS = tests/ha/test_shared_disk.py
 test-ha:
 	$(MAKE) module test-kmod KERNELRELEASE=$(HA_KERNEL)
-	tests/ha/rig.py --kver $(HA_KERNEL) --timeout 1500 \
-		-- tests/ha -s --junitxml=build/rig/junit.xml
+	for t in $(HA_TESTS); do \
+		n=$$(basename $$t .py); \
+		tests/ha/rig.py --kver $(HA_KERNEL) --timeout 1500 --dir build/rig/$$n \
+			-- $$t -s --junitxml=build/rig/$$n/junit.xml || exit; \
+	done
 
 test-cross:
 	for k in $(CROSS_KERNELS); do \

@@ -13,6 +13,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "guest"))
 
 import pytest  # noqa: E402
+from rigfiles import put  # noqa: E402
 
 RIG = os.environ.get("VAAI_RIG", "")
 # the nodes' vaaictl: this tree's
@@ -50,10 +51,7 @@ class Node:
     def sh(self, script, timeout=300, check=True):
         """script run on the node by sh -e: its output."""
         self.seq += 1
-        cmd = os.path.join(self.dir, f"cmd.{self.seq}")
-        with open(cmd + ".tmp", "w") as f:
-            f.write(script + "\n")
-        os.rename(cmd + ".tmp", cmd)
+        put(os.path.join(self.dir, f"cmd.{self.seq}"), script + "\n")
         res = os.path.join(self.dir, f"res.{self.seq}")
         self.wait_for(res, f"an answer to {script}", timeout)
         with open(res) as f:

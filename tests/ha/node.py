@@ -15,14 +15,10 @@ import subprocess
 import sys
 import time
 
+from rigfiles import put
+
 # the longest a command may take
 TIMEOUT = 600
-
-
-def put(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.rename(path + ".tmp", path)
 
 
 def main(name):

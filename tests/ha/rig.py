@@ -9,7 +9,7 @@ and an initiator, joined only by point-to-point links over UDP on
             node1 10.77.3.1 ---- 10.77.3.2 node2   (the nodes' own link)
 
 The nodes run tests/ha/node.py, which runs what the initiator's tests hand
-it (tests/ha/conftest.py) through files under build/rig/ (the repository is
+it (tests/ha/conftest.py) through files under build/rig/ (--dir; the repository is
 every guest's, read-write).  The initiator runs the command given here; a
 test cuts a node's power by writing build/rig/kill-NODE, and the rig kills
 that node's QEMU and answers with build/rig/killed-NODE.
@@ -17,7 +17,7 @@ that node's QEMU and answers with build/rig/killed-NODE.
 The run passes when the initiator's command does and no node showed kernel
 trouble.  Each guest's console is kept in build/rig/NAME-console.log.
 
-Usage: rig.py --kver KVER [--timeout S] -- COMMAND [ARGS...]
+Usage: rig.py --kver KVER [--timeout S] [--dir DIR] -- COMMAND [ARGS...]
 """
 
 import argparse
@@ -30,10 +30,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-RIG = os.path.join(REPO, "build", "rig")
-sys.path.insert(0, os.path.join(REPO, "tests", "vm"))
+# the rig's directory (--dir): what the guests share, their consoles
+DIR = os.path.join(REPO, "build", "rig")
+sys.path[:0] = [HERE, os.path.join(REPO, "tests", "vm")]
 
 import run  # noqa: E402  (tests/vm/run.py)
+from rigfiles import put  # noqa: E402
 
 NODES = ("node1", "node2")
 SHARED_SIZE = 256 << 20
@@ -68,13 +70,6 @@ def guest_links(name):
     return links, " ".join(net)
 
 
-def put(path, text):
-    """path written whole: under another name, then renamed."""
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.rename(path + ".tmp", path)
-
-
 def start(name, args, cmd, timeout, shared=None):
     """run.py for guest name, under the rig's lock: the process."""
     links, net = guest_links(name)
@@ -83,18 +78,18 @@ def start(name, args, cmd, timeout, shared=None):
         os.path.join(REPO, "tests", "vm", "run.py"),
         *("--kver", args.kver, "--name", name, "--locked"),
         *("--mem", args.mem, "--cpus", "1", "--timeout", str(timeout)),
-        *("--log", os.path.join(RIG, f"{name}-console.log")),
+        *("--log", os.path.join(args.dir, f"{name}-console.log")),
     ]
     for link in links:
         argv += ["--link", link]
     if shared:
         argv += ["--shared-disk", shared]
-    env = dict(os.environ, VAAI_NET=net, VAAI_RIG=RIG, VAAI_RIG_NAME=name)
-    with open(os.path.join(RIG, f"{name}.out"), "w") as out:
+    env = dict(os.environ, VAAI_NET=net, VAAI_RIG=args.dir, VAAI_RIG_NAME=name)
+    with open(os.path.join(args.dir, f"{name}.out"), "w") as out:
         return subprocess.Popen([*argv, "--", *cmd], stdout=out, stderr=subprocess.STDOUT, env=env)
 
 
-def serve_kills(guests, initiator):
+def serve_kills(guests, initiator, rig):
     """Until the initiator is done: cut a node's power when a test asks,
     and tell the tests of a node that ended by itself (NODE/dead).  The
     nodes whose power was cut, and those that ended by themselves."""
@@ -105,26 +100,29 @@ def serve_kills(guests, initiator):
                 continue
             if guests[name].poll() is not None:
                 dead.add(name)
-                put(os.path.join(RIG, name, "dead"), f"{guests[name].returncode}\n")
+                put(os.path.join(rig, name, "dead"), f"{guests[name].returncode}\n")
                 print(f"rig: {name} ended by itself ({guests[name].returncode})", flush=True)
-            elif os.path.exists(os.path.join(RIG, f"kill-{name}")):
+            elif os.path.exists(os.path.join(rig, f"kill-{name}")):
                 guests[name].send_signal(signal.SIGTERM)
-                if guests[name].wait() != run.POWER_CUT:
+                rc = guests[name].wait()
+                if rc != run.POWER_CUT:
                     # kernel trouble before the cut, or gone already
                     dead.add(name)
+                    put(os.path.join(rig, name, "dead"), f"{rc}\n")
+                    print(f"rig: {name} was not cut clean ({rc})", flush=True)
                     continue
                 killed.add(name)
-                put(os.path.join(RIG, f"killed-{name}"), f"{time.time():.3f}\n")
+                put(os.path.join(rig, f"killed-{name}"), f"{time.time():.3f}\n")
                 print(f"rig: {name}'s power cut", flush=True)
         time.sleep(0.2)
     return killed, dead
 
 
-def stop_nodes(guests, killed):
+def stop_nodes(guests, killed, rig):
     """Tell the live nodes to end; their run.py statuses."""
     for name in NODES:
         if name not in killed:
-            put(os.path.join(RIG, name, "exit"), "")
+            put(os.path.join(rig, name, "exit"), "")
     rcs = {}
     for name in NODES:
         try:
@@ -142,42 +140,47 @@ def main(argv):
     p.add_argument("--kver", required=True, help="the guests' kernel release")
     p.add_argument("--mem", default="1536M", help="each guest's memory (default %(default)s)")
     p.add_argument("--timeout", type=int, default=1500, help="seconds before a guest is killed")
+    p.add_argument("--dir", default=DIR, help="the rig's directory (default %(default)s)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- the initiator's command")
     args = p.parse_args(argv)
+    rig = args.dir = os.path.abspath(args.dir)
+    if not rig.startswith(REPO + os.sep):
+        p.error("the rig's directory must be in the repository, which every guest mounts")
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     if not cmd:
         p.error("no initiator command given")
 
     run.take_vm_lock()
-    shutil.rmtree(RIG, ignore_errors=True)
+    shutil.rmtree(rig, ignore_errors=True)
     for name in NODES:
-        os.makedirs(os.path.join(RIG, name))
-    shared = os.path.join(RIG, "shared.img")
+        os.makedirs(os.path.join(rig, name))
+    shared = os.path.join(rig, "shared.img")
     with open(shared, "wb") as f:
         f.truncate(SHARED_SIZE)
 
     began = time.monotonic()
-    # the nodes outlive the initiator's timeout: it is the one that ends
-    node_cmd = ["tests/ha/node.py"]
-    guests = {
-        name: start(name, args, [*node_cmd, name], args.timeout + 300, shared) for name in NODES
-    }
-    guests["initiator"] = start("initiator", args, ["tests/vm/guest-test.sh", *cmd], args.timeout)
-    # a CI job cancelled: the guests go with the rig
+    # a CI job cancelled: the guests go with the rig (the finally below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    guests = {}
     try:
-        killed, dead = serve_kills(guests, guests["initiator"])
+        # the nodes outlive the initiator's timeout: it is the one that ends
+        for name in NODES:
+            guests[name] = start(name, args, ["tests/ha/node.py", name], args.timeout + 300, shared)
+        guests["initiator"] = start(
+            "initiator", args, ["tests/vm/guest-test.sh", *cmd], args.timeout
+        )
+        killed, dead = serve_kills(guests, guests["initiator"], rig)
         rc = guests["initiator"].wait()
-        rcs = stop_nodes(guests, killed)
+        rcs = stop_nodes(guests, killed, rig)
     finally:
         for g in guests.values():
             if g.poll() is None:
                 g.send_signal(signal.SIGTERM)
                 g.wait()
     for name in ("initiator", *NODES):
-        with open(os.path.join(RIG, f"{name}.out")) as f:
+        with open(os.path.join(rig, f"{name}.out")) as f:
             text = f.read()
-        print(f"--- {name} ({os.path.join(RIG, name + '-console.log')})")
+        print(f"--- {name} ({os.path.join(rig, name + '-console.log')})")
         print(text.rstrip())
     bad = [n for n in NODES if n in dead or (n not in killed and rcs[n])]
     print(

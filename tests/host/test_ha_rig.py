@@ -46,8 +46,13 @@ def test_a_node_runs_each_command_once_in_order_until_told_to_end(tmp_path):
     node = subprocess.Popen([sys.executable, os.path.join(HA, "node.py"), "node1"], env=env)
     try:
         deadline = time.monotonic() + 30
+        ran = tmp_path / "ran"
         for n, (script, want) in enumerate(
-            [("echo one", "0\none\n"), ("echo two >&2; false; echo no", "1\ntwo\n")], 1
+            [
+                (f"echo one; echo 1 >> {ran}", "0\none\n"),
+                (f"echo 2 >> {ran}; echo two >&2; false; echo no", "1\ntwo\n"),
+            ],
+            1,
         ):
             # written whole, as the tests write them
             (here / "cmd.tmp").write_text(script + "\n")
@@ -57,9 +62,59 @@ def test_a_node_runs_each_command_once_in_order_until_told_to_end(tmp_path):
                 time.sleep(0.05)
             assert (here / f"res.{n}").read_text() == want
         assert (here / "ready").exists()
+        time.sleep(0.3)  # a few more turns of its loop: nothing runs again
+        assert ran.read_text() == "1\n2\n"
         (here / "exit").touch()
         assert node.wait(30) == 0
     finally:
         if node.poll() is None:
             node.kill()
             pytest.fail("node.py did not end on exit")
+
+
+class FakeGuest:
+    """A run.py as serve_kills sees it: ends by itself after `ends` polls
+    with `rc`, or on SIGTERM with `on_term`."""
+
+    def __init__(self, ends=None, rc=0, on_term=None):
+        self.ends, self.rc, self.on_term, self.polls, self.returncode = ends, rc, on_term, 0, None
+
+    def poll(self):
+        self.polls += 1
+        if self.returncode is None and self.ends is not None and self.polls >= self.ends:
+            self.returncode = self.rc
+        return self.returncode
+
+    def send_signal(self, sig):
+        self.returncode = self.on_term
+
+    def wait(self, timeout=None):
+        return self.returncode
+
+
+def test_the_rig_cuts_a_node_asked_for_and_reports_the_ones_that_end(tmp_path, monkeypatch):
+    monkeypatch.setattr(rig.time, "sleep", lambda s: None)
+    for name in rig.NODES:
+        (tmp_path / name).mkdir()
+    (tmp_path / "kill-node1").touch()
+    guests = {
+        "node1": FakeGuest(on_term=rig.run.POWER_CUT),  # cut clean
+        "node2": FakeGuest(ends=2, rc=1),  # a crash of its own
+    }
+    initiator = FakeGuest(ends=5)
+    killed, dead = rig.serve_kills(guests, initiator, str(tmp_path))
+    assert (killed, dead) == ({"node1"}, {"node2"})
+    assert float((tmp_path / "killed-node1").read_text()) > 0
+    assert (tmp_path / "node2" / "dead").read_text() == "1\n"
+
+
+def test_a_cut_that_finds_trouble_is_no_clean_cut(tmp_path, monkeypatch):
+    monkeypatch.setattr(rig.time, "sleep", lambda s: None)
+    for name in rig.NODES:
+        (tmp_path / name).mkdir()
+    (tmp_path / "kill-node2").touch()
+    guests = {"node1": FakeGuest(), "node2": FakeGuest(on_term=1)}
+    killed, dead = rig.serve_kills(guests, FakeGuest(ends=3), str(tmp_path))
+    assert (killed, dead) == (set(), {"node2"})
+    assert not (tmp_path / "killed-node2").exists()
+    assert (tmp_path / "node2" / "dead").read_text() == "1\n"

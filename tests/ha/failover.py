@@ -1,0 +1,187 @@
+"""The rig's failover scenario (tests/ha/rig.py), whoever moves the pair:
+the initiator logged in to both nodes under dm-multipath; a writer
+stamping 4 KiB blocks and two ATS slots (a heartbeat and a lock) moving
+on by COMPARE AND WRITE through it while node 1 hands over to node 2
+(planned), and then node 2's power is cut and node 1 takes over.  No
+write and no ATS may fail; every acknowledged block and slot reads back;
+an ODX token made on the dead node is refused on the survivor.
+
+A driver moves the pair: switch(to) makes node `to` the active one, as
+an admin would ask; take_over(survivor) is what happens once the active
+node is gone (the test's own command, or the cluster's fencing and
+promotion)."""
+
+import contextlib
+import glob
+import os
+import subprocess
+import time
+
+from acked_io import BLOCKS, Heartbeat, Writer
+from conftest import RIG
+from multipath import active_disk, multipathd, paths, sh, show
+from scsi import (
+    ILLEGAL_REQUEST,
+    clear_unit_attention,
+    expect_good,
+    expect_sense,
+    make_token,
+    read_blocks,
+    write_blocks,
+    write_using_token,
+)
+from sense_codes import TOKEN_UNKNOWN
+
+INITIATOR = os.path.join(os.path.dirname(__file__), "..", "..", "fabrics", "iscsi", "initiator.sh")
+IQN = "iqn.2026-11.org.vaai:ha-shared"
+SERIAL = "5ca1ab1e-0d15-4c0a-8e11-00000000a001"
+BS = 512
+HEARTBEAT, LOCK = 16384, 16392  # past the writer's first 8 MiB
+TOKEN_SRC, TOKEN_DST = 20480, 24576
+# A dead node found in seconds: NOP-Out every 2 s, answered within 2,
+# then 5 s to come back before the session's commands fail over (the
+# defaults are 5, 5 and 120: docs/ha.md).
+SETTINGS = (
+    "node.conn[0].timeo.noop_out_interval=2 node.conn[0].timeo.noop_out_timeout=2 "
+    "node.session.timeo.replacement_timeout=5"
+)
+
+
+def disk_of(ip, timeout=60):
+    """The sdX the iSCSI session to ip attached."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for sess in glob.glob("/sys/class/iscsi_session/session*"):
+            sid = sess.rsplit("session", 1)[1]
+            with open(f"/sys/class/iscsi_connection/connection{sid}:0/persistent_address") as f:
+                if f.read().strip() != ip:
+                    continue
+            disks = glob.glob(f"{sess}/device/target*/*:*:*:*/block/*")
+            if disks:
+                return os.path.basename(disks[0])
+        time.sleep(0.5)
+    raise AssertionError(f"no disk from the session to {ip}")
+
+
+def wait_for(what, cond, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not after {timeout} s; multipathd's paths:\n{paths()}")
+        time.sleep(0.5)
+
+
+@contextlib.contextmanager
+def multipathed(nodes):
+    """(the multipath device, {node: its path's sdX}, WWID): the initiator
+    logged in to both nodes' portals, multipathd making one device."""
+    env = dict(os.environ, ISCSI_NODE_SETTINGS=SETTINGS)
+    for node in nodes:
+        subprocess.run([INITIATOR, "login", IQN, node.ip], env=env, check=True)
+    disks = {node.n: disk_of(node.ip) for node in nodes}
+    wwid = sh("/lib/udev/scsi_id", "-g", "-u", "-d", f"/dev/{disks[1]}").strip()
+    with multipathd(wwid, log=os.path.join(RIG, "multipathd.log")) as (dev, _shown):
+        yield dev, disks, wwid
+
+
+def initiator_name():
+    sh(INITIATOR, "start")
+    return sh(INITIATOR, "name").strip()
+
+
+def serving(wwid, disk):
+    """Is disk's path group the Active/Optimized one?  (Between two
+    states multipath may show none.)"""
+    try:
+        return active_disk(show(wwid))[0] == disk
+    except AssertionError:
+        return False
+
+
+def no_errors(w, slots):
+    """True, or AssertionError with the first thread's errors."""
+    assert not w.errors, f"a write failed: {w.errors}"
+    for s in slots:
+        assert not s.errors, f"{s.label}: {s.errors}"
+    return True
+
+
+def moving_on(w, slots, what, timeout=60):
+    """Writes and both ATS slots go on from here (an error of theirs
+    fails at once, not at the timeout)."""
+    n, gens = w.count, [s.gen for s in slots]
+    wait_for(f"writes {what}", lambda: no_errors(w, slots) and w.count > n + 50, timeout)
+    for s, gen in zip(slots, gens):
+        wait_for(
+            f"{s.label} {what}",
+            lambda s=s, gen=gen: no_errors(w, slots) and s.gen > gen + 2,
+            timeout,
+        )
+
+
+def switchover_then_power_cut(nodes, served, driver, label):
+    """The scenario; what it measured, printed as label."""
+    dev, disks, wwid = served
+    assert serving(wwid, disks[1]), show(wwid)
+    slots = (Heartbeat(dev, HEARTBEAT, "heartbeat"), Heartbeat(dev, LOCK, "lock", interval=1))
+    for s in slots:
+        expect_good(write_blocks(dev, s.lba, s.last, BS))
+    w = Writer(dev)
+    threads = (w, *slots)
+    for t in threads:
+        t.start()
+    try:
+        moving_on(w, slots, "through node 1")
+
+        # planned switchover: node 1 stands by, node 2 serves
+        driver.switch(2)
+        wait_for("multipath on node 2's path", lambda: serving(wwid, disks[2]))
+        moving_on(w, slots, "through node 2")
+        planned = w.longest, slots[0].longest
+        w.longest = slots[0].longest = 0.0
+
+        # an ODX token of node 2's
+        src = f"/dev/{disks[2]}"
+        clear_unit_attention(src)
+        token = make_token(src, [(TOKEN_SRC, 64)], list_id=7)
+
+        # node 2's power cut; node 1 takes over
+        at_cut, began = w.count, time.monotonic()
+        nodes[1].power_cut()
+        driver.take_over(1)
+        promoted = time.monotonic() - began
+        wait_for("multipath on node 1's path", lambda: serving(wwid, disks[1]), timeout=120)
+        moving_on(w, slots, "through node 1 again", timeout=120)
+    finally:
+        for t in threads:
+            t.stop = True
+        for t in threads:
+            t.join(Heartbeat.GIVE_UP + 30)
+    for t in threads:
+        assert not t.is_alive(), f"{t} still waits after the failover"
+    assert not w.errors, f"a write failed: {w.errors}"
+    for s in slots:
+        assert not s.errors, f"{s.label}: {s.errors}"
+    # every acknowledged write and ATS generation is on the survivor,
+    # node 2's last ones among them (not all rewritten since)
+    assert w.count - at_cut < BLOCKS, "the writer went round since the cut"
+    w.check(dev)
+    for s in slots:
+        s.check()
+
+    # the dead node's token: unknown to the survivor, nothing written
+    dst = f"/dev/{disks[1]}"
+    clear_unit_attention(dst)
+    before = expect_good(read_blocks(dst, TOKEN_DST, 64, BS)).data
+    res = write_using_token(dst, token, [(TOKEN_DST, 64)], list_id=8)
+    expect_sense(res, ILLEGAL_REQUEST, *TOKEN_UNKNOWN)
+    assert expect_good(read_blocks(dst, TOKEN_DST, 64, BS)).data == before
+
+    # what docs/ha.md quotes (measurements, not tested)
+    print(
+        f"\n{label}: planned switchover: longest write {planned[0]:.2f} s, "
+        f"longest heartbeat {planned[1]:.2f} s; power cut: node 1 active "
+        f"{promoted:.1f} s after, longest write {w.longest:.2f} s, longest heartbeat "
+        f"{slots[0].longest:.2f} s ({slots[0].retries} heartbeat retries); "
+        f"{w.count} writes, {slots[0].gen} heartbeats, {slots[1].gen} lock moves"
+    )
