@@ -55,6 +55,14 @@ def attentions(dev):
     raise AssertionError(f"unit attentions do not end: {seen}")
 
 
+def release_sd(disk):
+    """Unbind sd from disk's SCSI device: its sg node stays, its block
+    device goes, and with it anything udev would do to it."""
+    hctl = os.path.basename(os.path.realpath(f"/sys/block/{os.path.basename(disk)}/device"))
+    with open("/sys/bus/scsi/drivers/sd/unbind", "w") as f:
+        f.write(hctl)
+
+
 class Half:
     """One node's half of a pair: its backstore, its target, the iSCSI
     disk this guest's initiator sees through the node's port."""
@@ -78,6 +86,11 @@ class Half:
         # attention the test looks for
         udev_probed(disk)
         self.sg = sg_of(disk)
+        # then sd lets the device go: the test speaks SCSI through sg alone.
+        # The kernel sends each 2Ah/06h it sees as a uevent, 60-block.rules
+        # passes it on to the disk, and udev's blkid probe READ could take
+        # the next state change's unit attention (CI, stop 50)
+        release_sd(disk)
 
     def close(self):
         subprocess.run([INITIATOR, "logout", self.iqn], capture_output=True, check=False)
