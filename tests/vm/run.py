@@ -362,11 +362,17 @@ def vng_argv(args, rc_file):
     # cache=none: a write QEMU completed to the guest is in the image, not
     # in the host's page cache; killing QEMU loses what the guest's kernel
     # had not written yet, as a power cut would.
-    for image in args.disk:
-        qemu.append(
-            f"-drive file={os.path.abspath(image)},if=virtio,format=raw,"
-            "cache=none,aio=threads,discard=unmap"
-        )
+    # Each disk a -drive and a -device of its own, in order: QEMU makes
+    # the devices of if=virtio drives after every -device given, so those
+    # would come after the shared disks (and be named after them).
+    for n, image in enumerate(args.disk):
+        qemu += [
+            (
+                f"-drive file={os.path.abspath(image)},if=none,id=disk{n},format=raw,"
+                "cache=none,aio=threads,discard=unmap"
+            ),
+            f"-device virtio-blk-pci,drive=disk{n}",
+        ]
     for n, image in enumerate(args.shared_disk):
         qemu += [
             (
