@@ -197,6 +197,14 @@ def parse_args(argv):
     )
     p.add_argument("--name", help="the guest's host name")
     p.add_argument(
+        "--overlay",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a host directory the guest may write to, its writes kept in memory "
+        "(as /etc and /var/lib are); may be repeated",
+    )
+    p.add_argument(
         "--locked",
         action="store_true",
         help="the caller holds the VM lock (tests/ha/rig.py, for its guests)",
@@ -338,6 +346,7 @@ def vng_argv(args, rc_file):
         "/etc",
         "--overlay-rwdir",
         "/var/lib",
+        *(a for d in args.overlay for a in ("--overlay-rwdir", d)),
         # virtme takes the working directory as a host path, inside
         # --root when there is one; the guest mounts REPO at REPO.
         "--cwd",
