@@ -16,6 +16,8 @@ import pytest  # noqa: E402
 from rigfiles import put  # noqa: E402
 
 RIG = os.environ.get("VAAI_RIG", "")
+# each node's own disk, and the image both nodes see (tests/ha/rig.py)
+OWN_DISK, SHARED_DISK = "/dev/vda", "/dev/vdb"
 # the nodes' vaaictl: this tree's
 VAAICTL = f"PYTHONPATH={REPO}/python /usr/bin/python3 -m vaai"
 

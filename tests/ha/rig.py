@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The two-node test rig: three guests under one VM lock, node1 and node2
-(the pair's target nodes, one image attached to both as their shared disk)
-and an initiator, joined only by point-to-point links over UDP on
-127.0.0.1 (tests/vm/run.py --link):
+(the pair's target nodes: each its own disk, /dev/vda, and one image
+attached to both, /dev/vdb, as their shared disk) and an initiator,
+joined only by point-to-point links over UDP on 127.0.0.1 (tests/vm/run.py
+--link):
 
   initiator 10.77.1.100 ---- 10.77.1.1 node1
   initiator 10.77.2.100 ---- 10.77.2.2 node2
@@ -38,7 +39,7 @@ import run  # noqa: E402  (tests/vm/run.py)
 from rigfiles import put  # noqa: E402
 
 NODES = ("node1", "node2")
-SHARED_SIZE = 256 << 20
+DISK_SIZE = 512 << 20
 # UDP ports on 127.0.0.1 from here on, two per link
 PORT_BASE = int(os.environ.get("VAAI_RIG_PORT", "47100"))
 # (guest, MAC, address) at each end of each link
@@ -70,8 +71,9 @@ def guest_links(name):
     return links, " ".join(net)
 
 
-def start(name, args, cmd, timeout, shared=None):
-    """run.py for guest name, under the rig's lock: the process."""
+def start(name, args, cmd, timeout, disks=()):
+    """run.py for guest name, under the rig's lock, disks (its own, the
+    shared one) attached: the process."""
     links, net = guest_links(name)
     argv = [
         sys.executable,
@@ -82,8 +84,9 @@ def start(name, args, cmd, timeout, shared=None):
     ]
     for link in links:
         argv += ["--link", link]
-    if shared:
-        argv += ["--shared-disk", shared]
+    if disks:
+        own, shared = disks
+        argv += ["--disk", own, "--shared-disk", shared]
     env = dict(os.environ, VAAI_NET=net, VAAI_RIG=args.dir, VAAI_RIG_NAME=name)
     with open(os.path.join(args.dir, f"{name}.out"), "w") as out:
         return subprocess.Popen([*argv, "--", *cmd], stdout=out, stderr=subprocess.STDOUT, env=env)
@@ -154,9 +157,10 @@ def main(argv):
     shutil.rmtree(rig, ignore_errors=True)
     for name in NODES:
         os.makedirs(os.path.join(rig, name))
-    shared = os.path.join(rig, "shared.img")
-    with open(shared, "wb") as f:
-        f.truncate(SHARED_SIZE)
+    images = {name: os.path.join(rig, f"{name}.img") for name in (*NODES, "shared")}
+    for image in images.values():
+        with open(image, "wb") as f:
+            f.truncate(DISK_SIZE)
 
     began = time.monotonic()
     # a CI job cancelled: the guests go with the rig (the finally below)
@@ -165,7 +169,8 @@ def main(argv):
     try:
         # the nodes outlive the initiator's timeout: it is the one that ends
         for name in NODES:
-            guests[name] = start(name, args, ["tests/ha/node.py", name], args.timeout + 300, shared)
+            disks = (images[name], images["shared"])
+            guests[name] = start(name, args, ["tests/ha/node.py", name], args.timeout + 300, disks)
         guests["initiator"] = start(
             "initiator", args, ["tests/vm/guest-test.sh", *cmd], args.timeout
         )
