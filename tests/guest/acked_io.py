@@ -11,13 +11,27 @@ import time
 from scsi import (
     ABORTED_COMMAND,
     CHECK_CONDITION,
+    COPY_ABORTED,
+    COPY_DONE,
     GOOD,
+    ILLEGAL_REQUEST,
     MISCOMPARE,
     NOT_READY,
+    SA_POPULATE_TOKEN,
     UNIT_ATTENTION,
     compare_and_write,
+    cscd_e4,
+    naa_of,
+    parse_rrti,
+    populate_token,
     read_blocks,
+    rrti,
+    seg_b2b,
+    write_using_token,
+    xcopy,
+    xcopy_list,
 )
+from sense_codes import INVALID_FIELD_IN_CDB, TOKEN_UNKNOWN
 
 BLOCK = 4096
 BLOCKS = 2048  # the writer's 8 MiB, written round and round
@@ -163,3 +177,134 @@ class Heartbeat(threading.Thread):
             f"{self.label}: block {self.lba} holds {held[:40]!r}, "
             f"last acknowledged {self.last[:40]!r}"
         )
+
+
+class Copier(threading.Thread):
+    """Full copies through dev, as ESXi's data mover (kind "xcopy": an
+    EXTENDED COPY) or Windows (kind "odx": POPULATE TOKEN, RECEIVE ROD
+    TOKEN INFORMATION, WRITE USING TOKEN) send them, one after another
+    until stopped: copy n is of sources[n % 2] to destination slot n % SLOTS
+    of the area under way (nblocks of BS each, from dst on: area 0, then
+    area 1; the sources do not change), so a copy that stopped halfway
+    leaves its slot as neither source.  A test moves to area 1 at a power
+    cut: what was copied before it is still there to be checked after.
+
+    Each copy is sent again until done, as hosts do, for GIVE_UP s at
+    most: after a unit attention, NOT READY, ABORTED COMMAND, COPY ABORTED,
+    BUSY or TASK SET FULL, or no answer; and an ODX copy after a node that
+    does not hold its list or token was asked for them (a node gone, or the
+    path switched): RECEIVE ROD TOKEN INFORMATION refused INVALID FIELD IN
+    CDB, WRITE USING TOKEN refused with an invalid-token code.  An ODX copy
+    is sent again whole, from a POPULATE TOKEN.  lost: (command, when
+    sent) of each command whose answer never came; took: the durations of
+    the commands answered, by command."""
+
+    BS = 512
+    SLOTS = 4
+    GIVE_UP = 120
+
+    def __init__(self, dev, kind, sources, dst, nblocks, list_id=0x5100):
+        super().__init__(daemon=True)
+        self.dev, self.kind, self.sources, self.dst = dev, kind, sources, dst
+        self.nblocks, self.list_id = nblocks, list_id
+        self.slow = "xcopy" if kind == "xcopy" else "wut"  # the command that copies
+        self.stop, self.errors, self.count, self.restarts = False, [], 0, 0
+        self.lost, self.took, self.current = [], {}, None
+        self.area = 0
+        self.acked = {}  # slot: the source its last acknowledged copy was of
+        self.naa = naa_of(dev) if kind == "xcopy" else None
+        self.tokens = 0  # POPULATE TOKENs sent: each its own list identifier
+
+    def send(self, name, cdb_fn):
+        """The answer to a command; None when none came (the ioctl failed,
+        or a transport error)."""
+        began = time.monotonic()
+        self.current = (name, began)
+        try:
+            r = cdb_fn()
+        except OSError:
+            r = None
+        self.current = None
+        if r is None or r.host_status:
+            self.lost.append((name, began))
+            return None
+        self.took.setdefault(name, []).append(time.monotonic() - began)
+        return r
+
+    def run(self):
+        try:
+            while not self.stop:
+                self.copy(self.count)
+                self.count += 1
+        except BaseException as e:  # the test sees it in errors
+            self.errors.append(f"{self.kind} copy {self.count + 1}: {e!r}")
+
+    def copy(self, n):
+        slot = self.area * self.SLOTS + n % self.SLOTS
+        src, dst = self.sources[n % 2], self.dst + slot * self.nblocks
+        began, self.last = time.monotonic(), None
+        step = self.xcopy if self.kind == "xcopy" else self.odx
+        while not step(src, dst):
+            if time.monotonic() - began > self.GIVE_UP:
+                raise AssertionError(f"not done in {self.GIVE_UP} s; last answer {self.last}")
+            time.sleep(0.05)
+        self.acked[slot] = src
+
+    def answered(self, r, restart_on=()):
+        """True: GOOD; False: send again (from the start); else raises.
+        restart_on: (sense key, ASC) pairs that start an ODX copy over."""
+        self.last = r
+        if r is None or r.status in RETRIED_STATUS:
+            return False
+        if r.status == GOOD:
+            return True
+        sense = r.decoded() if r.status == CHECK_CONDITION else None
+        if sense is None:
+            raise AssertionError(f"answered {r}")
+        if sense.key in (*RETRIED_SENSE, COPY_ABORTED):
+            return False
+        if (sense.key, sense.asc) in restart_on:
+            self.restarts += 1
+            return False
+        raise AssertionError(f"answered {r}")
+
+    def xcopy(self, src, dst):
+        cscd = cscd_e4(self.naa, self.BS)
+        params = xcopy_list([cscd, cscd], [seg_b2b(0, 1, self.nblocks, src, dst)])
+        return self.answered(self.send("xcopy", lambda: xcopy(self.dev, params)))
+
+    def odx(self, src, dst):
+        lid = self.list_id + self.tokens
+        self.tokens += 1
+        r = self.send("populate", lambda: populate_token(self.dev, [(src, self.nblocks)], lid))
+        if not self.answered(r):
+            return False
+        r = self.send("rrti", lambda: rrti(self.dev, lid))
+        if not self.answered(r, restart_on=((ILLEGAL_REQUEST, INVALID_FIELD_IN_CDB[0]),)):
+            return False
+        info = parse_rrti(r.data)
+        assert (info.sa, info.status) == (SA_POPULATE_TOKEN, COPY_DONE) and info.token, info
+        r = self.send(
+            "wut",
+            lambda: write_using_token(
+                self.dev, info.token, [(dst, self.nblocks)], lid, del_tkn=True
+            ),
+        )
+        return self.answered(r, restart_on=((ILLEGAL_REQUEST, TOKEN_UNKNOWN[0]),))
+
+    def read(self, lba):
+        """nblocks from lba, read until a path answers."""
+        deadline = time.monotonic() + self.GIVE_UP
+        while True:
+            r = read_blocks(self.dev, lba, self.nblocks, self.BS)
+            if r.host_status == 0 and r.status == GOOD:
+                return r.data
+            assert time.monotonic() < deadline, f"{self.kind}: no path reads LBA {lba}: {r}"
+            time.sleep(0.05)
+
+    def check(self):
+        """Each slot holds the source of its last acknowledged copy."""
+        data = {src: self.read(src) for src in self.sources}
+        for slot, src in sorted(self.acked.items()):
+            dst = self.dst + slot * self.nblocks
+            assert self.read(dst) == data[src], f"{self.kind}: LBA {dst} does not hold LBA {src}"

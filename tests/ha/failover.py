@@ -1,10 +1,13 @@
 """The rig's failover scenario (tests/ha/rig.py), whoever moves the pair:
 the initiator logged in to both nodes under dm-multipath; a writer
-stamping 4 KiB blocks and two ATS slots (a heartbeat and a lock) moving
-on by COMPARE AND WRITE through it while node 1 hands over to node 2
-(planned), and then node 2's power is cut and node 1 takes over.  No
-write and no ATS may fail; every acknowledged block and slot reads back;
-an ODX token made on the dead node is refused on the survivor.
+stamping 4 KiB blocks, two ATS slots (a heartbeat and a lock) moving on
+by COMPARE AND WRITE, and full copies (EXTENDED COPY, and ODX) one after
+another through it while node 1 hands over to node 2 (planned), and then
+node 2's power is cut, a copy of each kind in flight, and node 1 takes
+over.  No write, ATS or copy may fail (the copies cut off are sent again,
+as hosts do); every acknowledged block and slot reads back, and each
+copy's destination holds the source of its last copy; an ODX token made
+on the dead node is refused on the survivor.
 
 A driver moves the pair: switch(to) makes node `to` the active one, as
 an admin would ask; take_over(survivor) is what happens once the active
@@ -17,7 +20,7 @@ import os
 import subprocess
 import time
 
-from acked_io import BLOCKS, Heartbeat, Writer
+from acked_io import BLOCKS, Copier, Heartbeat, Writer
 from conftest import RIG
 from multipath import active_disk, multipathd, paths, sh, show
 from scsi import (
@@ -38,6 +41,12 @@ SERIAL = "5ca1ab1e-0d15-4c0a-8e11-00000000a001"
 BS = 512
 HEARTBEAT, LOCK = 16384, 16392  # past the writer's first 8 MiB
 TOKEN_SRC, TOKEN_DST = 20480, 24576
+# the copiers': two sources and two areas of Copier.SLOTS destination
+# slots each, of 16 MiB (ESXi's largest EXTENDED COPY; at 4 MiB a copy
+# can be too quick to be sure one is in flight at the cut)
+COPY_BLOCKS = 32768
+XCOPY_SRC, XCOPY_DST = (32768, 65536), 98304
+ODX_SRC, ODX_DST = (360448, 393216), 425984
 # A dead node found in seconds: NOP-Out every 2 s, answered within 2,
 # then 5 s to come back before the session's commands fail over (the
 # defaults are 5, 5 and 120: docs/ha.md).
@@ -63,12 +72,12 @@ def disk_of(ip, timeout=60):
     raise AssertionError(f"no disk from the session to {ip}")
 
 
-def wait_for(what, cond, timeout=60):
+def wait_for(what, cond, timeout=60, poll=0.5):
     deadline = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not after {timeout} s; multipathd's paths:\n{paths()}")
-        time.sleep(0.5)
+        time.sleep(poll)
 
 
 @contextlib.contextmanager
@@ -98,25 +107,53 @@ def serving(wwid, disk):
         return False
 
 
-def no_errors(w, slots):
+def no_errors(w, others):
     """True, or AssertionError with the first thread's errors."""
     assert not w.errors, f"a write failed: {w.errors}"
-    for s in slots:
-        assert not s.errors, f"{s.label}: {s.errors}"
+    for t in others:
+        assert not t.errors, f"{getattr(t, 'label', None) or t.kind}: {t.errors}"
     return True
 
 
-def moving_on(w, slots, what, timeout=60):
-    """Writes and both ATS slots go on from here (an error of theirs
-    fails at once, not at the timeout)."""
-    n, gens = w.count, [s.gen for s in slots]
-    wait_for(f"writes {what}", lambda: no_errors(w, slots) and w.count > n + 50, timeout)
+def moving_on(w, slots, copiers, what, timeout=60):
+    """Writes, both ATS slots and the copies go on from here (an error of
+    theirs fails at once, not at the timeout)."""
+    others = (*slots, *copiers)
+    n, gens, copies = w.count, [s.gen for s in slots], [c.count for c in copiers]
+    wait_for(f"writes {what}", lambda: no_errors(w, others) and w.count > n + 50, timeout)
     for s, gen in zip(slots, gens):
         wait_for(
             f"{s.label} {what}",
-            lambda s=s, gen=gen: no_errors(w, slots) and s.gen > gen + 2,
+            lambda s=s, gen=gen: no_errors(w, others) and s.gen > gen + 2,
             timeout,
         )
+    for c, count in zip(copiers, copies):
+        wait_for(
+            f"{c.kind} copies {what}",
+            lambda c=c, count=count: no_errors(w, others) and c.count > count + 1,
+            timeout,
+        )
+
+
+def median(took):
+    took = sorted(took)
+    return took[len(took) // 2] if took else 0.0
+
+
+def cut_point(copiers):
+    """Is a slow command (EXTENDED COPY, WRITE USING TOKEN: 0.3 s or
+    more as a rule) of every copier under way, sent less than half its
+    usual time ago, so that it is still in flight when the power goes a
+    moment later (the rig cuts it within about 0.1 s of being asked)?"""
+    now = time.monotonic()
+    for c in copiers:
+        name, began = c.current or (None, now)
+        took = c.took.get(name, ())
+        if name != c.slow or len(took) < 3 or median(took) < 0.3:
+            return False
+        if now - began > median(took) / 2:
+            return False
+    return True
 
 
 def switchover_then_power_cut(nodes, served, driver, label):
@@ -127,16 +164,22 @@ def switchover_then_power_cut(nodes, served, driver, label):
     for s in slots:
         expect_good(write_blocks(dev, s.lba, s.last, BS))
     w = Writer(dev)
-    threads = (w, *slots)
+    for src in (*XCOPY_SRC, *ODX_SRC):
+        expect_good(write_blocks(dev, src, os.urandom(COPY_BLOCKS * BS), BS))
+    copiers = (
+        Copier(dev, "xcopy", XCOPY_SRC, XCOPY_DST, COPY_BLOCKS),
+        Copier(dev, "odx", ODX_SRC, ODX_DST, COPY_BLOCKS),
+    )
+    threads = (w, *slots, *copiers)
     for t in threads:
         t.start()
     try:
-        moving_on(w, slots, "through node 1")
+        moving_on(w, slots, copiers, "through node 1")
 
         # planned switchover: node 1 stands by, node 2 serves
         driver.switch(2)
         wait_for("multipath on node 2's path", lambda: serving(wwid, disks[2]))
-        moving_on(w, slots, "through node 2")
+        moving_on(w, slots, copiers, "through node 2")
         planned = w.longest, slots[0].longest
         w.longest = slots[0].longest = 0.0
 
@@ -145,13 +188,17 @@ def switchover_then_power_cut(nodes, served, driver, label):
         clear_unit_attention(src)
         token = make_token(src, [(TOKEN_SRC, 64)], list_id=7)
 
-        # node 2's power cut; node 1 takes over
+        # node 2's power cut, a copy of each kind in flight; node 1
+        # takes over
+        wait_for("a copy of each kind just sent", lambda: cut_point(copiers), poll=0.01)
         at_cut, began = w.count, time.monotonic()
+        for c in copiers:
+            c.area = 1  # the copies after this one: node 2's stay as they are
         nodes[1].power_cut()
         driver.take_over(1)
         promoted = time.monotonic() - began
         wait_for("multipath on node 1's path", lambda: serving(wwid, disks[1]), timeout=120)
-        moving_on(w, slots, "through node 1 again", timeout=120)
+        moving_on(w, slots, copiers, "through node 1 again", timeout=120)
     finally:
         for t in threads:
             t.stop = True
@@ -159,9 +206,13 @@ def switchover_then_power_cut(nodes, served, driver, label):
             t.join(Heartbeat.GIVE_UP + 30)
     for t in threads:
         assert not t.is_alive(), f"{t} still waits after the failover"
-    assert not w.errors, f"a write failed: {w.errors}"
-    for s in slots:
-        assert not s.errors, f"{s.label}: {s.errors}"
+    no_errors(w, (*slots, *copiers))
+    # a command of each copier's was in flight at the cut, and its copy
+    # sent again (as hosts do) and done; every slot holds its last copy,
+    # node 2's among them
+    for c in copiers:
+        assert any(t < began for _, t in c.lost), f"{c.kind}: nothing in flight lost: {c.lost}"
+        c.check()
     # every acknowledged write and ATS generation is on the survivor,
     # node 2's last ones among them (not all rewritten since)
     assert w.count - at_cut < BLOCKS, "the writer went round since the cut"
@@ -183,5 +234,11 @@ def switchover_then_power_cut(nodes, served, driver, label):
         f"longest heartbeat {planned[1]:.2f} s; power cut: node 1 active "
         f"{promoted:.1f} s after, longest write {w.longest:.2f} s, longest heartbeat "
         f"{slots[0].longest:.2f} s ({slots[0].retries} heartbeat retries); "
-        f"{w.count} writes, {slots[0].gen} heartbeats, {slots[1].gen} lock moves"
+        f"{w.count} writes, {slots[0].gen} heartbeats, {slots[1].gen} lock moves; "
+        + "; ".join(
+            f"{c.count} {c.kind} copies of {median(c.took[c.slow]):.2f} s "
+            f"({', '.join(n for n, t in c.lost if t < began)} "
+            f"in flight at the cut, {len(c.lost)} commands unanswered, {c.restarts} started over)"
+            for c in copiers
+        )
     )

@@ -117,7 +117,7 @@ def serve_kills(guests, initiator, rig):
                 killed.add(name)
                 put(os.path.join(rig, f"killed-{name}"), f"{time.time():.3f}\n")
                 print(f"rig: {name}'s power cut", flush=True)
-        time.sleep(0.2)
+        time.sleep(0.05)
     return killed, dead
 
 
