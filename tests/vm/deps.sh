@@ -14,6 +14,8 @@
 # find_multipaths "strict" and no wwids listed).
 # `deps.sh bench` adds what only make bench uses: matplotlib for the
 # plots, linux-perf for the profile (the test run goes without them).
+# `deps.sh ha` adds what only make test-ha uses: drbd-utils (the
+# replication it runs on the rig's nodes).
 # Idempotent: a second run installs nothing.
 set -eu
 
@@ -33,6 +35,7 @@ RUFF_VERSION=0.17.6
 . "$(dirname "$0")/debian-pkgs.sh"
 # shellcheck disable=SC2086
 install_missing $PKGS
+[ "${1:-}" = ha ] && install_missing drbd-utils
 
 # The newest Debian kernel: headers in a chroot of unstable, image and
 # modules unpacked for the guest.

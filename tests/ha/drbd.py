@@ -1,0 +1,72 @@
+"""DRBD on the rig's nodes: resource "ha" replicates each node's own disk
+to the other over the nodes' link, protocol C (a write completes once it
+is on both disks).  Both nodes are Primary (allow-two-primaries): DRBD
+opens its device only on a Primary, and the Standby node's half of the
+pair holds its store open to answer INQUIRY and READ CAPACITY; ALUA keeps
+the writes to the active node (docs/ha.md)."""
+
+from conftest import OWN_DISK
+from failover import wait_for
+
+DEVICE = "/dev/drbd0"
+# A dead peer noticed sooner than by DRBD's defaults (a request unanswered
+# for 6 s; a ping every 10 s, 0.5 s to answer), not so soon that an
+# emulated guest's stall splits the pair: 4 s for a request, a ping every
+# 5 s given 2 s (timeout and ping-timeout count tenths of a second,
+# ping-int and connect-int seconds; timeout below both intervals).
+CONF = f"""global {{
+	usage-count no;
+}}
+resource ha {{
+	net {{
+		protocol C;
+		allow-two-primaries yes;
+		timeout 40;
+		ping-int 5;
+		ping-timeout 20;
+		connect-int 5;
+	}}
+	on node1 {{
+		device {DEVICE};
+		disk {OWN_DISK};
+		address 10.77.3.1:7789;
+		meta-disk internal;
+	}}
+	on node2 {{
+		device {DEVICE};
+		disk {OWN_DISK};
+		address 10.77.3.2:7789;
+		meta-disk internal;
+	}}
+}}
+"""
+
+
+def state(node, what):
+    """drbdadm's cstate, dstate or role of the resource on node."""
+    return node.sh(f"drbdadm {what} ha", check=False).strip()
+
+
+def up(nodes):
+    """The resource connected and UpToDate on both nodes, both Primary.
+    The rig's disks start as zeros on both, so the first sync is skipped
+    (a new current UUID with the bitmap cleared): they are the same."""
+    for node in nodes:
+        node.sh(
+            "modprobe drbd\n"
+            f"cat > /etc/drbd.conf <<'XEOF'\n{CONF}XEOF\n"
+            "yes yes | drbdadm create-md --force ha\n"
+            "drbdadm up ha"
+        )
+    for node in nodes:
+        wait_for(f"{node.name}: DRBD connected", lambda n=node: state(n, "cstate") == "Connected")
+    nodes[0].sh("drbdadm -- --clear-bitmap new-current-uuid ha")
+    for node in nodes:
+        wait_for(
+            f"{node.name}: DRBD up to date",
+            lambda n=node: state(n, "dstate") == "UpToDate/UpToDate",
+        )
+    for node in nodes:
+        node.sh("drbdadm primary ha")
+    for node in nodes:
+        wait_for(f"{node.name}: both Primary", lambda n=node: state(n, "role") == "Primary/Primary")
