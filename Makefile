@@ -64,8 +64,8 @@ help:
 	@echo "make test-libiscsi  libiscsi's iscsi-test-cu alone: both stores side by"
 	@echo "                side (make test runs it among the guest suites)"
 	@echo "make test-ha    the two-node rig (tests/ha): three guests, a pair on a"
-	@echo "                shared disk and on DRBD, a planned switchover and a power"
-	@echo "                cut under I/O and copies"
+	@echo "                shared disk and on DRBD, by hand and under Pacemaker, a"
+	@echo "                planned switchover and a power cut under I/O and copies"
 	@echo "make test-cross the cross-kernel suites on each tested kernel but TEST_KERNEL"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
 	@echo "make modules-all   the module for each tested kernel"
@@ -161,7 +161,7 @@ test-libiscsi: module test-kmod
 # a boot of the rig for each test (each cuts a node's power), its
 # consoles and JUnit XML in build/rig/TEST/.
 HA_KERNEL ?= $(TEST_KERNEL)
-HA_TESTS = tests/ha/test_shared_disk.py tests/ha/test_drbd.py
+HA_TESTS = tests/ha/test_shared_disk.py tests/ha/test_drbd.py tests/ha/test_pacemaker.py
 test-ha:
 	tests/vm/deps.sh ha
 	$(MAKE) module test-kmod KERNELRELEASE=$(HA_KERNEL)

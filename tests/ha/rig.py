@@ -87,6 +87,8 @@ def start(name, args, cmd, timeout, disks=()):
     if disks:
         own, shared = disks
         argv += ["--disk", own, "--shared-disk", shared]
+        # a node installs a cluster's agents and logs (tests/ha/cluster.sh)
+        argv += ["--overlay", "/usr", "--overlay", "/var/log"]
     env = dict(os.environ, VAAI_NET=net, VAAI_RIG=args.dir, VAAI_RIG_NAME=name)
     with open(os.path.join(args.dir, f"{name}.out"), "w") as out:
         return subprocess.Popen([*argv, "--", *cmd], stdout=out, stderr=subprocess.STDOUT, env=env)

@@ -14,8 +14,8 @@
 # find_multipaths "strict" and no wwids listed).
 # `deps.sh bench` adds what only make bench uses: matplotlib for the
 # plots, linux-perf for the profile (the test run goes without them).
-# `deps.sh ha` adds what only make test-ha uses: drbd-utils (the
-# replication it runs on the rig's nodes).
+# `deps.sh ha` adds what only make test-ha uses: drbd-utils, corosync and
+# pacemaker (the replication and the cluster it runs on the rig's nodes).
 # Idempotent: a second run installs nothing.
 set -eu
 
@@ -35,7 +35,16 @@ RUFF_VERSION=0.17.6
 . "$(dirname "$0")/debian-pkgs.sh"
 # shellcheck disable=SC2086
 install_missing $PKGS
-[ "${1:-}" = ha ] && install_missing drbd-utils
+if [ "${1:-}" = ha ]; then
+	had=$(dpkg-query -W -f='${Status}' pacemaker 2>/dev/null || :)
+	install_missing corosync pacemaker pacemaker-cli-utils drbd-utils
+	# the rig's guests run their own cluster: none on the host, which
+	# Debian's packages start where systemd runs (once, when installed
+	# here: a cluster the host had before is its admin's)
+	if [ "$had" != "install ok installed" ] && [ -d /run/systemd/system ]; then
+		systemctl disable --now pacemaker corosync 2>/dev/null || :
+	fi
+fi
 
 # The newest Debian kernel: headers in a chroot of unstable, image and
 # modules unpacked for the guest.
