@@ -196,7 +196,8 @@ class Copier(threading.Thread):
     path switched): RECEIVE ROD TOKEN INFORMATION refused INVALID FIELD IN
     CDB, WRITE USING TOKEN refused with an invalid-token code.  An ODX copy
     is sent again whole, from a POPULATE TOKEN.  lost: (command, when
-    sent) of each command whose answer never came; took: the durations of
+    sent, when given up) of each command whose answer never came (a
+    transport error, or no path to send it on); took: the durations of
     the commands answered, by command."""
 
     BS = 512
@@ -226,7 +227,7 @@ class Copier(threading.Thread):
             r = None
         self.current = None
         if r is None or r.host_status:
-            self.lost.append((name, began))
+            self.lost.append((name, began, time.monotonic()))
             return None
         self.took.setdefault(name, []).append(time.monotonic() - began)
         return r

@@ -140,6 +140,11 @@ def median(took):
     return took[len(took) // 2] if took else 0.0
 
 
+def in_flight(c, at):
+    """The commands of copier c's sent before `at` and lost after it."""
+    return [name for name, sent, lost in c.lost if sent < at < lost]
+
+
 def cut_point(copiers):
     """Is a slow command (EXTENDED COPY, WRITE USING TOKEN: 0.3 s or
     more as a rule) of every copier under way, sent less than half its
@@ -211,7 +216,7 @@ def switchover_then_power_cut(nodes, served, driver, label):
     # sent again (as hosts do) and done; every slot holds its last copy,
     # node 2's among them
     for c in copiers:
-        assert any(t < began for _, t in c.lost), f"{c.kind}: nothing in flight lost: {c.lost}"
+        assert in_flight(c, began), f"{c.kind}: nothing in flight lost: {c.lost}"
         c.check()
     # every acknowledged write and ATS generation is on the survivor,
     # node 2's last ones among them (not all rewritten since)
@@ -237,7 +242,7 @@ def switchover_then_power_cut(nodes, served, driver, label):
         f"{w.count} writes, {slots[0].gen} heartbeats, {slots[1].gen} lock moves; "
         + "; ".join(
             f"{c.count} {c.kind} copies of {median(c.took[c.slow]):.2f} s "
-            f"({', '.join(n for n, t in c.lost if t < began)} "
+            f"({', '.join(in_flight(c, began))} "
             f"in flight at the cut, {len(c.lost)} commands unanswered, {c.restarts} started over)"
             for c in copiers
         )
