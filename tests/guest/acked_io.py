@@ -183,11 +183,13 @@ class Copier(threading.Thread):
     """Full copies through dev, as ESXi's data mover (kind "xcopy": an
     EXTENDED COPY) or Windows (kind "odx": POPULATE TOKEN, RECEIVE ROD
     TOKEN INFORMATION, WRITE USING TOKEN) send them, one after another
-    until stopped: copy n is of sources[n % 2] to destination slot n % SLOTS
-    of the area under way (nblocks of BS each, from dst on: area 0, then
-    area 1; the sources do not change), so a copy that stopped halfway
-    leaves its slot as neither source.  A test moves to area 1 at a power
-    cut: what was copied before it is still there to be checked after.
+    until stopped: copy n goes to destination slot n % SLOTS of the area
+    under way (nblocks of BS each, from dst on: area 0, then area 1), from
+    the source the slot's previous copy was not from (sources[(n // SLOTS)
+    % 2]; the sources do not change), so a copy that stopped halfway, or
+    one acknowledged and lost, leaves its slot as neither or as before.  A
+    test moves to area 1 at a power cut: what was copied before it is
+    still there to be checked after.
 
     Each copy is sent again until done, as hosts do, for GIVE_UP s at
     most: after a unit attention, NOT READY, ABORTED COMMAND, COPY ABORTED,
@@ -242,7 +244,7 @@ class Copier(threading.Thread):
 
     def copy(self, n):
         slot = self.area * self.SLOTS + n % self.SLOTS
-        src, dst = self.sources[n % 2], self.dst + slot * self.nblocks
+        src, dst = self.sources[(n // self.SLOTS) % 2], self.dst + slot * self.nblocks
         began, self.last = time.monotonic(), None
         step = self.xcopy if self.kind == "xcopy" else self.odx
         while not step(src, dst):
