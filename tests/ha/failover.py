@@ -146,17 +146,18 @@ def in_flight(c, at):
 
 
 def cut_point(copiers):
-    """Is a slow command (EXTENDED COPY, WRITE USING TOKEN: 0.3 s or
-    more as a rule) of every copier under way, sent less than half its
-    usual time ago, so that it is still in flight when the power goes a
-    moment later (the rig cuts it within about 0.1 s of being asked)?"""
+    """Is the copying command (EXTENDED COPY, WRITE USING TOKEN) of every
+    copier under way, with half its usual time and at least 0.25 s still
+    to go, so that it is still in flight when the power goes a moment
+    later (the rig cuts it within about 0.1 s of being asked)?"""
     now = time.monotonic()
     for c in copiers:
         name, began = c.current or (None, now)
         took = c.took.get(name, ())
-        if name != c.slow or len(took) < 3 or median(took) < 0.3:
+        if name != c.slow or len(took) < 3:
             return False
-        if now - began > median(took) / 2:
+        usual = median(took)
+        if usual - (now - began) < max(usual / 2, 0.25):
             return False
     return True
 
