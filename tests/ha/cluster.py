@@ -3,6 +3,7 @@ the pair as a promotable clone of ocf:vaai:pair, fenced by the rig's
 power switch (tests/ha/fence_rig), as docs/ha.md has an admin set it up."""
 
 import os
+from shlex import quote
 from xml.sax.saxutils import quoteattr
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,7 +76,3 @@ def start(nodes, params, first=1):
 def move(node, to):
     """The promoted role to node `to` (an admin's planned switchover)."""
     node.sh(f"crm_resource --move --resource {CLONE} --node node{to} --promoted")
-
-
-def quote(text):
-    return "'" + text.replace("'", "'\\''") + "'"

@@ -4,10 +4,11 @@
 # two_node, pacemaker, this tree's resource agent (ha/ocf/pair) and
 # vaaictl, and the rig's power switch as the fence agent (fence_rig).
 # What it installs goes to the guest's overlays of /etc and /usr.
-# Usage: cluster.sh start | wait NODES... | crm_mon
+# Usage: cluster.sh start | wait NODES...
 set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-LOGS=${VAAI_SCRATCH:-/run/vaai}
+# the logs in the rig's directory, kept when the node's power is cut
+LOGS=$VAAI_RIG/$(uname -n)
 
 case ${1:-} in
 start)
@@ -77,11 +78,8 @@ wait)
 		sleep 1
 	done
 	;;
-crm_mon)
-	crm_mon -1 -A 2>&1
-	;;
 *)
-	echo "usage: $0 start | wait NODES... | crm_mon" >&2
+	echo "usage: $0 start | wait NODES..." >&2
 	exit 2
 	;;
 esac
