@@ -36,13 +36,18 @@ RUFF_VERSION=0.17.6
 # shellcheck disable=SC2086
 install_missing $PKGS
 if [ "${1:-}" = ha ]; then
-	had=$(dpkg-query -W -f='${Status}' pacemaker 2>/dev/null || :)
+	fresh=""
+	for p in corosync pacemaker; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || fresh="$fresh $p"
+	done
 	install_missing corosync pacemaker pacemaker-cli-utils drbd-utils
 	# the rig's guests run their own cluster: none on the host, which
-	# Debian's packages start where systemd runs (once, when installed
-	# here: a cluster the host had before is its admin's)
-	if [ "$had" != "install ok installed" ] && [ -d /run/systemd/system ]; then
-		systemctl disable --now pacemaker corosync 2>/dev/null || :
+	# Debian's packages start where systemd runs (once, as installed
+	# here: a service the host had before is its admin's)
+	if [ -n "$fresh" ] && [ -d /run/systemd/system ]; then
+		# shellcheck disable=SC2086
+		systemctl disable --now $fresh 2>/dev/null || :
 	fi
 fi
 
