@@ -209,6 +209,7 @@ class Copier(threading.Thread):
     def __init__(self, dev, kind, sources, dst, nblocks, list_id=0x5100):
         super().__init__(daemon=True)
         self.dev, self.kind, self.sources, self.dst = dev, kind, sources, dst
+        self.label = kind  # as a Heartbeat's, in error reports
         self.nblocks, self.list_id = nblocks, list_id
         self.slow = "xcopy" if kind == "xcopy" else "wut"  # the command that copies
         self.stop, self.errors, self.count, self.restarts = False, [], 0, 0

@@ -111,7 +111,7 @@ def no_errors(w, others):
     """True, or AssertionError with the first thread's errors."""
     assert not w.errors, f"a write failed: {w.errors}"
     for t in others:
-        assert not t.errors, f"{getattr(t, 'label', None) or t.kind}: {t.errors}"
+        assert not t.errors, f"{t.label}: {t.errors}"
     return True
 
 
