@@ -58,7 +58,13 @@ def agent(tmp_path):
         p = subprocess.run([AGENT, action], env=env, capture_output=True, text=True, check=False)
         return p.returncode, log.read_text().splitlines()
 
+    def states():
+        """{node: ALUA state} as the last run left the groups."""
+        groups = cfs / "core" / "vaai_0" / "ds1" / "alua"
+        return {n: int((groups / f"node{n}" / "alua_access_state").read_text()) for n in (1, 2)}
+
     run.path = str(tmp_path)
+    run.states = states
     return run
 
 
@@ -90,39 +96,53 @@ def test_start_sets_up_node_2_with_its_portal(agent):
 
 
 @pytest.mark.parametrize(
-    "state, want, calls",
-    [({1: AO, 2: S}, "promote", ["pair ds1 active"]), ({1: S, 2: AO}, "promote", [])],
+    "action, state, after",
+    [
+        ("promote", {1: AO, 2: S}, {1: S, 2: AO}),
+        ("promote", {1: S, 2: AO}, {1: S, 2: AO}),
+        ("demote", {1: S, 2: AO}, {1: AO, 2: S}),
+        ("demote", {1: AO, 2: S}, {1: AO, 2: S}),
+    ],
 )
-def test_promote_is_idempotent(agent, state, want, calls):
-    assert agent(want, state) == (0, calls)
+def test_promote_and_demote_write_both_groups(agent, action, state, after):
+    # no vaaictl: its start would cost seconds of every promotion's pause
+    assert agent(action, state) == (0, [])
+    assert agent.states() == after
+
+
+def test_promote_of_a_stopped_instance_is_not_running(agent):
+    assert agent("promote", None)[0] == 7
 
 
 @pytest.mark.parametrize(
-    "env, calls",
+    "env, peers",
     [
         # the peer promoted while ours shows it Standby: show it active
-        ({"notify_promote_uname": PEER}, ["pair ds1 standby"]),
-        ({"notify_promoted_uname": PEER}, ["pair ds1 standby"]),
-        ({"notify_master_uname": PEER}, ["pair ds1 standby"]),
+        ({"notify_promote_uname": PEER}, AO),
+        ({"notify_promoted_uname": PEER}, AO),
+        ({"notify_master_uname": PEER}, AO),
         # promoted before, demoted or stopped in this transition: not promoted
-        ({"notify_promoted_uname": PEER, "notify_demote_uname": PEER}, []),
-        ({"notify_promoted_uname": PEER, "notify_stop_uname": PEER}, []),
+        ({"notify_promoted_uname": PEER, "notify_demote_uname": PEER}, S),
+        ({"notify_promoted_uname": PEER, "notify_stop_uname": PEER}, S),
         # nobody, or this node
-        ({}, []),
-        ({"notify_promote_uname": ME}, []),
+        ({}, S),
+        ({"notify_promote_uname": ME}, S),
     ],
 )
-def test_notify_after_a_promotion(agent, env, calls):
+def test_notify_after_a_promotion(agent, env, peers):
     params = {"CRM_meta_notify_type": "post", "CRM_meta_notify_operation": "promote"}
     params.update({f"CRM_meta_{k}": v for k, v in env.items()})
-    assert agent("notify", {1: S, 2: S}, **params) == (0, calls)
+    assert agent("notify", {1: S, 2: S}, **params) == (0, [])
+    assert agent.states() == {1: peers, 2: S}
 
 
 def test_notify_leaves_a_peer_shown_active_and_pre_notifications(agent):
     post = {"CRM_meta_notify_type": "post", "CRM_meta_notify_operation": "promote"}
     assert agent("notify", {1: AO, 2: S}, CRM_meta_notify_promote_uname=PEER, **post) == (0, [])
+    assert agent.states() == {1: AO, 2: S}
     pre = {"CRM_meta_notify_type": "pre", "CRM_meta_notify_operation": "promote"}
     assert agent("notify", {1: S, 2: S}, CRM_meta_notify_promote_uname=PEER, **pre) == (0, [])
+    assert agent.states() == {1: S, 2: S}
 
 
 def test_stop(agent):
