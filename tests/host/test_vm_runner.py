@@ -98,6 +98,67 @@ def test_watch_reports_the_test_and_the_lines_around_the_first_trouble():
     assert context[-1] == f"[ 2.1] frame {run.CONTEXT_AFTER - 2}"
 
 
+def drbd_warning(frame="w_after_conn_state_ch+0x1fd/0x280 [drbd]"):
+    """The warning Linux's DRBD 8.4 gave in the rig (its trace shortened)."""
+    return [
+        "[ 541.5] drbd ha: fence-peer helper returned 7 (peer was stonithed)\n",
+        (
+            "[ 541.5] WARNING: CPU: 0 PID: 223 at kernel/rcu/tree_plugin.h:320 "
+            "rcu_note_context_switch+0x4ee/0x650\n"
+        ),
+        "[ 541.5] Call Trace:\n",
+        "[ 541.5]  drbd_md_sync+0x63/0x90 [drbd]\n",
+        f"[ 541.5]  {frame}\n",
+        "[ 541.5]  kthread+0xda/0x100\n",
+        "[ 541.5] ---[ end trace 0000000000000000 ]---\n",
+    ]
+
+
+def test_a_known_warning_of_other_code_is_reported_not_trouble():
+    watch = run.ConsoleWatch()
+    for line in [*drbd_warning(), "[ 541.6] drbd ha: susp( 1 -> 0 )\n"]:
+        watch.feed(line)
+    assert watch.trouble == [] and watch.context is None
+    assert [what for what, _ in watch.known] == [run.KNOWN_WARNINGS[0][0]]
+
+
+def test_the_same_warning_elsewhere_is_trouble():
+    watch = run.ConsoleWatch()
+    for line in drbd_warning(frame="vaai_xcopy_worker+0x10/0x80 [target_core_vaai]"):
+        watch.feed(line)
+    assert watch.known == []
+    assert watch.trouble == [drbd_warning()[1].rstrip()]
+    context = [line[4:] for line in watch.report() if line.startswith("  | ")]
+    assert context[0].endswith("(peer was stonithed)")
+    assert context[-1].endswith("---[ end trace 0000000000000000 ]---")
+
+
+def test_a_warning_cut_short_by_the_end_of_the_console_is_trouble():
+    watch = run.ConsoleWatch()
+    for line in drbd_warning()[:3]:
+        watch.feed(line)
+    assert watch.trouble == [drbd_warning()[1].rstrip()]
+    assert any("Call Trace" in line for line in watch.report())
+
+
+def test_trouble_inside_a_known_warnings_trace_is_still_trouble():
+    watch = run.ConsoleWatch()
+    lines = drbd_warning()
+    oops = "[ 541.5] BUG: scheduling while atomic: drbd_w_ha/223/0x00000002"
+    for line in [*lines[:3], oops + "\n", *lines[3:]]:
+        watch.feed(line)
+    assert watch.trouble == [oops] and len(watch.known) == 1
+
+
+def test_trouble_after_a_known_warning_is_still_trouble():
+    watch = run.ConsoleWatch()
+    oops = "[ 600.0] BUG: kernel NULL pointer dereference, address: 0000000000000008"
+    for line in [*drbd_warning(), oops + "\n"]:
+        watch.feed(line)
+    assert watch.trouble == [oops] and len(watch.known) == 1
+    assert watch.context[-1] == oops
+
+
 def test_a_clean_console_has_nothing_to_report():
     watch = run.ConsoleWatch()
     for line in ("[ 1.0] vaai-test: t\n", "ok\n"):

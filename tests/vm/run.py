@@ -58,6 +58,20 @@ KERNEL_TROUBLE = re.compile(
     r"UBSAN:|KASAN:|INFO: task .* blocked|" + LOCKDEP_REPORT + "|"
     r"kmemleak: .* new suspected memory leaks|unreferenced object 0x"
 )
+# Warnings from other kernel code than ours, which the tests reach on a
+# stock kernel and which are reported without failing the run: what it
+# is, and a frame of the warning's stack trace that tells it apart.
+KNOWN_WARNINGS = (
+    (
+        (
+            "Linux's DRBD 8.4 writes its metadata under rcu_read_lock() once its "
+            "fence-peer handler has fenced the peer (docs/ha.md)"
+        ),
+        re.compile(r"\bw_after_conn_state_ch\+0x[0-9a-f]+/0x[0-9a-f]+ \[drbd\]"),
+    ),
+)
+WARNING = re.compile(r"WARNING: CPU:")
+END_TRACE = "---[ end trace"
 # How much of the console to show around the first trouble: the lines
 # before it (the warning's message, the test that was running) and the
 # stack trace after it.
@@ -104,13 +118,50 @@ class ConsoleWatch:
     was running."""
 
     def __init__(self):
-        self.trouble = []
+        self._trouble = []
+        self.known = []  # (what, the warning) of KNOWN_WARNINGS seen
         self.booted = False  # the guest kernel printed something
         self.up = False  # the guest reached user space
         self.context = None
         self.test = None
         self._running = None
         self._recent = collections.deque(maxlen=CONTEXT_BEFORE)
+        # a warning whose stack trace is still coming: (the lines so far,
+        # the lines before it, the test running)
+        self._warning = None
+
+    @property
+    def trouble(self):
+        """The trouble lines; a warning whose trace has not ended counts."""
+        return self._trouble + ([self._warning[0][0]] if self._warning else [])
+
+    def _found(self, lines, before, test):
+        """Trouble among lines; the first trouble's context starts with
+        before (the line being fed is appended by feed)."""
+        self._trouble += [x for x in lines if KERNEL_TROUBLE.search(x)]
+        if self.context is None:
+            self.context, self.test = list(before), test
+
+    def _warning_line(self, line):
+        """The pending warning's trace, once it has ended: a known one, or
+        trouble with the trace so far as its context."""
+        lines, before, test = self._warning
+        lines.append(line)
+        if END_TRACE not in line and len(lines) < CONTEXT_AFTER:
+            return
+        self._warning = None
+        for what, frame in KNOWN_WARNINGS:
+            if any(frame.search(x) for x in lines):
+                self.known.append((what, lines[0]))
+                # trouble printed inside its trace is still trouble
+                before, lines = before + lines[:1], lines[1:]
+                break
+        if not any(KERNEL_TROUBLE.search(x) for x in lines):
+            return
+        first = self.context is None
+        self._found(lines, before, test)
+        if first:
+            self.context += lines[:-1]
 
     def feed(self, line):
         line = line.rstrip()
@@ -121,10 +172,12 @@ class ConsoleWatch:
             self.up = True
         if m:
             self._running = m.group(1)
-        if KERNEL_TROUBLE.search(line):
-            self.trouble.append(line)
-            if self.context is None:
-                self.context, self.test = list(self._recent), self._running
+        if self._warning is not None:
+            self._warning_line(line)
+        elif WARNING.search(line):
+            self._warning = ([line], list(self._recent), self._running)
+        elif KERNEL_TROUBLE.search(line):
+            self._found([line], self._recent, self._running)
         if self.context is not None and len(self.context) < CONTEXT_BEFORE + CONTEXT_AFTER:
             self.context.append(line)
         self._recent.append(line)
@@ -132,8 +185,11 @@ class ConsoleWatch:
     def report(self):
         """The console around the first trouble, then the trouble lines and
         the test: last, where a log's tail (all CI shows) keeps them."""
+        context = self.context
+        if context is None and self._warning is not None:
+            context = self._warning[1] + self._warning[0]
         out = ["run.py: the console around the first trouble:"]
-        out += ["  | " + line for line in self.context or ()]
+        out += ["  | " + line for line in context or ()]
         out.append("run.py: the trouble seen:")
         out += ["  " + line for line in self.trouble[:20]]
         if self.test:
@@ -513,6 +569,8 @@ def run(args):
             f"was patching (console log: {int3}); booting it once more"
         )
         rc, watch = boot(args, argv, rc_file)
+    for what, warning in watch.known:
+        print(f"run.py: a known warning, not ours, not failing the run: {what}: {warning}")
     if rc is None:
         print(f"run.py: the guest never reported back (panic or crash); console log: {args.log}")
         if watch.trouble:
