@@ -161,7 +161,8 @@ test-libiscsi: module test-kmod
 # a boot of the rig for each test (each cuts a node's power), its
 # consoles and JUnit XML in build/rig/TEST/.
 HA_KERNEL ?= $(TEST_KERNEL)
-HA_TESTS = tests/ha/test_shared_disk.py tests/ha/test_drbd.py tests/ha/test_pacemaker.py
+HA_TESTS = tests/ha/test_shared_disk.py tests/ha/test_drbd.py tests/ha/test_pacemaker.py \
+	tests/ha/test_drbd_pacemaker.py
 test-ha:
 	tests/vm/deps.sh ha
 	$(MAKE) module test-kmod KERNELRELEASE=$(HA_KERNEL)

@@ -14,11 +14,21 @@ DEVICE = "/dev/drbd0"
 # emulated guest's stall splits the pair: 4 s for a request, a ping every
 # 5 s given 2 s (timeout and ping-timeout count tenths of a second,
 # ping-int and connect-int seconds; timeout below both intervals).
+# Under Pacemaker, DRBD's fence handlers as docs/ha.md has them: a lost
+# peer freezes I/O here until the cluster has fenced it.
+FENCING = """	disk {
+		fencing resource-and-stonith;
+	}
+	handlers {
+		fence-peer "/usr/lib/drbd/crm-fence-peer.sh";
+		after-resync-target "/usr/lib/drbd/crm-unfence-peer.sh";
+	}
+"""
 CONF = f"""global {{
 	usage-count no;
 }}
 resource ha {{
-	net {{
+@FENCING@	net {{
 		protocol C;
 		allow-two-primaries yes;
 		timeout 40;
@@ -47,14 +57,17 @@ def state(node, what):
     return node.sh(f"drbdadm {what} ha", check=False).strip()
 
 
-def up(nodes):
-    """The resource connected and UpToDate on both nodes, both Primary.
-    The rig's disks start as zeros on both, so the first sync is skipped
-    (a new current UUID with the bitmap cleared): they are the same."""
+def up(nodes, primary=True, handlers=False):
+    """The resource connected and UpToDate on both nodes, both Primary
+    (or both Secondary, for the cluster to promote; with the fence
+    handlers if handlers).  The rig's disks start as zeros on both, so
+    the first sync is skipped (a new current UUID with the bitmap
+    cleared): they are the same."""
+    conf = CONF.replace("@FENCING@", FENCING if handlers else "")
     for node in nodes:
         node.sh(
             "modprobe drbd\n"
-            f"cat > /etc/drbd.conf <<'XEOF'\n{CONF}XEOF\n"
+            f"cat > /etc/drbd.conf <<'XEOF'\n{conf}XEOF\n"
             "yes yes | drbdadm create-md --force ha\n"
             "drbdadm up ha"
         )
@@ -66,6 +79,8 @@ def up(nodes):
             f"{node.name}: DRBD up to date",
             lambda n=node: state(n, "dstate") == "UpToDate/UpToDate",
         )
+    if not primary:
+        return
     for node in nodes:
         node.sh("drbdadm primary ha")
     for node in nodes:

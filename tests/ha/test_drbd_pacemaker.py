@@ -1,0 +1,23 @@
+"""The pair on DRBD under Pacemaker, as docs/ha.md has an admin set it
+up: DRBD's resource (tests/ha/drbd.py) with its fence handlers
+(fencing resource-and-stonith: after the peer is lost, I/O waits until
+the cluster has fenced it) as a promotable clone of ocf:linbit:drbd
+promoted on both nodes, the pair's clone started after that promotion
+and only where DRBD is promoted (tests/ha/cluster.py), through the
+failover scenario of tests/ha/failover.py."""
+
+import cluster
+import drbd
+import pytest
+from failover import switchover_then_power_cut
+
+
+@pytest.fixture(scope="module")
+def served(nodes):
+    drbd.up(nodes, primary=False, handlers=True)
+    with cluster.served(nodes, drbd.DEVICE, drbd="ha") as served:
+        yield served
+
+
+def test_switchover_then_power_loss(nodes, served):
+    switchover_then_power_cut(nodes, served, cluster.ByPacemaker(nodes), "ha-drbd-pacemaker")
