@@ -135,10 +135,13 @@ def test_the_same_warning_elsewhere_is_trouble():
 
 def test_a_warning_cut_short_by_the_end_of_the_console_is_trouble():
     watch = run.ConsoleWatch()
-    for line in drbd_warning()[:3]:
+    panic = "[ 541.6] Kernel panic - not syncing: softlockup: hung tasks"
+    for line in ["[ 540.0] vaai-test: tests/ha/test_x.py::test_y\n", *drbd_warning()[:3], panic]:
         watch.feed(line)
-    assert watch.trouble == [drbd_warning()[1].rstrip()]
-    assert any("Call Trace" in line for line in watch.report())
+    assert watch.trouble == [drbd_warning()[1].rstrip(), panic]
+    report = watch.report()
+    assert any("Call Trace" in line for line in report)
+    assert report[-1] == "run.py: the first came during tests/ha/test_x.py::test_y"
 
 
 def test_trouble_inside_a_known_warnings_trace_is_still_trouble():

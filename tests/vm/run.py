@@ -132,8 +132,10 @@ class ConsoleWatch:
 
     @property
     def trouble(self):
-        """The trouble lines; a warning whose trace has not ended counts."""
-        return self._trouble + ([self._warning[0][0]] if self._warning else [])
+        """The trouble lines; a warning whose trace has not ended counts,
+        with what trouble its trace holds so far."""
+        pending = self._warning[0] if self._warning else []
+        return self._trouble + [x for x in pending if KERNEL_TROUBLE.search(x)]
 
     def _found(self, lines, before, test):
         """Trouble among lines; the first trouble's context starts with
@@ -185,15 +187,16 @@ class ConsoleWatch:
     def report(self):
         """The console around the first trouble, then the trouble lines and
         the test: last, where a log's tail (all CI shows) keeps them."""
-        context = self.context
+        context, test = self.context, self.test
         if context is None and self._warning is not None:
-            context = self._warning[1] + self._warning[0]
+            lines, before, test = self._warning
+            context = before + lines
         out = ["run.py: the console around the first trouble:"]
         out += ["  | " + line for line in context or ()]
         out.append("run.py: the trouble seen:")
         out += ["  " + line for line in self.trouble[:20]]
-        if self.test:
-            out.append(f"run.py: the first came during {self.test}")
+        if test:
+            out.append(f"run.py: the first came during {test}")
         return out
 
 
