@@ -27,14 +27,17 @@ def agent(tmp_path):
     fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
     fake.chmod(0o755)
 
-    def run(action, state=None, enabled=True, **params):
+    def run(action, state=None, enabled=True, broken=(), **params):
         shutil.rmtree(cfs, ignore_errors=True)
         (cfs / "core").mkdir(parents=True)
         if state is not None:
             for n, s in state.items():
                 g = cfs / "core" / "vaai_0" / "ds1" / "alua" / f"node{n}"
                 g.mkdir(parents=True)
-                (g / "alua_access_state").write_text(f"{s}\n")
+                if n in broken:  # neither read nor written, even by root
+                    (g / "alua_access_state").mkdir()
+                else:
+                    (g / "alua_access_state").write_text(f"{s}\n")
             tpg = cfs / "iscsi" / IQN / "tpgt_2"
             tpg.mkdir(parents=True)
             (tpg / "enable").write_text("1\n" if enabled else "0\n")
@@ -65,6 +68,7 @@ def agent(tmp_path):
 
     run.path = str(tmp_path)
     run.states = states
+    run.configfs = cfs
     return run
 
 
@@ -98,6 +102,7 @@ def test_start_sets_up_node_2_with_its_portal(agent):
 @pytest.mark.parametrize(
     "action, state, after",
     [
+        ("promote", {1: S, 2: S}, {1: S, 2: AO}),  # as a start leaves them
         ("promote", {1: AO, 2: S}, {1: S, 2: AO}),
         ("promote", {1: S, 2: AO}, {1: S, 2: AO}),
         ("demote", {1: S, 2: AO}, {1: AO, 2: S}),
@@ -108,6 +113,18 @@ def test_promote_and_demote_write_both_groups(agent, action, state, after):
     # no vaaictl: its start would cost seconds of every promotion's pause
     assert agent(action, state) == (0, [])
     assert agent.states() == after
+
+
+def test_the_peers_group_is_written_first(agent):
+    # node 1's group cannot be written: this node's (2) is left as it was
+    rc, _ = agent("promote", {1: AO, 2: S}, broken=(1,))
+    assert rc == 1
+    groups = agent.configfs / "core" / "vaai_0" / "ds1" / "alua"
+    assert (groups / "node2" / "alua_access_state").read_text() == f"{S}\n"
+    # a notification that cannot show the peer active does not fail
+    post = {"CRM_meta_notify_type": "post", "CRM_meta_notify_operation": "promote"}
+    rc, _ = agent("notify", {1: S, 2: S}, broken=(1,), CRM_meta_notify_promote_uname=PEER, **post)
+    assert rc == 0
 
 
 def test_promote_of_a_stopped_instance_is_not_running(agent):
