@@ -50,6 +50,7 @@ def _drbd_xml(resource):
         "clone-max": 2,
         "clone-node-max": 1,
         "notify": "true",
+        "interleave": "true",
     }
     return (
         f'<clone id="{DRBD_CLONE}"><meta_attributes id="{DRBD_CLONE}-meta">'
@@ -66,13 +67,17 @@ def _drbd_xml(resource):
 
 def resources_xml(params, drbd=None):
     """The fence device, DRBD resource drbd's clone if given, and the
-    pair's promotable clone, stopped (start() starts it)."""
+    pair's promotable clone, stopped (start() starts it).  Beside DRBD
+    both clones interleave: each node's pair instance waits for that
+    node's DRBD instance alone, so the survivor's is not restarted when
+    the other node's DRBD comes and goes."""
     ops = _ops("ha", (("Promoted", "3s"), ("Unpromoted", "4s")))
     meta = {
         "promotable": "true",
         "promoted-max": 1,
         "clone-max": 2,
         "notify": "true",
+        **({"interleave": "true"} if drbd else {}),
         "target-role": "Stopped",
     }
     return (
