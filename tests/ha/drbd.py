@@ -9,11 +9,6 @@ from conftest import OWN_DISK
 from failover import wait_for
 
 DEVICE = "/dev/drbd0"
-# A dead peer noticed sooner than by DRBD's defaults (a request unanswered
-# for 6 s; a ping every 10 s, 0.5 s to answer), not so soon that an
-# emulated guest's stall splits the pair: 4 s for a request, a ping every
-# 5 s given 2 s (timeout and ping-timeout count tenths of a second,
-# ping-int and connect-int seconds; timeout below both intervals).
 # Under Pacemaker, DRBD's fence handlers as docs/ha.md has them: a lost
 # peer freezes I/O here until the cluster has fenced it.
 FENCING = """	disk {
@@ -24,6 +19,11 @@ FENCING = """	disk {
 		after-resync-target "/usr/lib/drbd/crm-unfence-peer.sh";
 	}
 """
+# A dead peer noticed sooner than by DRBD's defaults (a request unanswered
+# for 6 s; a ping every 10 s, 0.5 s to answer), not so soon that an
+# emulated guest's stall splits the pair: 4 s for a request, a ping every
+# 5 s given 2 s (timeout and ping-timeout count tenths of a second,
+# ping-int and connect-int seconds; timeout below both intervals).
 CONF = f"""global {{
 	usage-count no;
 }}
