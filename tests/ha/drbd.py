@@ -19,16 +19,20 @@ FENCING = """	disk {
 		after-resync-target "/usr/lib/drbd/crm-unfence-peer.sh";
 	}
 """
+
+
 # A dead peer noticed sooner than by DRBD's defaults (a request unanswered
 # for 6 s; a ping every 10 s, 0.5 s to answer), not so soon that an
 # emulated guest's stall splits the pair: 4 s for a request, a ping every
 # 5 s given 2 s (timeout and ping-timeout count tenths of a second,
 # ping-int and connect-int seconds; timeout below both intervals).
-CONF = f"""global {{
+def conf(handlers=False):
+    """/etc/drbd.conf for the rig, with the fence handlers if handlers."""
+    return f"""global {{
 	usage-count no;
 }}
 resource ha {{
-@FENCING@	net {{
+{FENCING if handlers else ""}	net {{
 		protocol C;
 		allow-two-primaries yes;
 		timeout 40;
@@ -63,11 +67,10 @@ def up(nodes, primary=True, handlers=False):
     handlers if handlers).  The rig's disks start as zeros on both, so
     the first sync is skipped (a new current UUID with the bitmap
     cleared): they are the same."""
-    conf = CONF.replace("@FENCING@", FENCING if handlers else "")
     for node in nodes:
         node.sh(
             "modprobe drbd\n"
-            f"cat > /etc/drbd.conf <<'XEOF'\n{conf}XEOF\n"
+            f"cat > /etc/drbd.conf <<'XEOF'\n{conf(handlers)}XEOF\n"
             "yes yes | drbdadm create-md --force ha\n"
             "drbdadm up ha"
         )
