@@ -127,10 +127,15 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
 def unexport(so):
     """Remove every LUN of so, and targets left with no LUN at all."""
     for lun in list(so.attached_luns):
-        target = lun.parent_tpg.parent_target
-        lun.delete()
-        if not any(list(tpg.luns) for tpg in target.tpgs):
-            target.delete()
+        drop_lun(lun)
+
+
+def drop_lun(lun):
+    """Remove lun, and its target if that leaves it with no LUN at all."""
+    target = lun.parent_tpg.parent_target
+    lun.delete()
+    if not any(list(tpg.luns) for tpg in target.tpgs):
+        target.delete()
 
 
 def _scsi_driver(block):

@@ -9,10 +9,10 @@ import subprocess
 import threading
 import time
 
-from conftest import INITIATOR, ISCSI_IQN, sh
+from conftest import INITIATOR, ISCSI_IQN, KEPT, sh
 from scsi import clear_unit_attention, expect_good, sg_io
 from vaai import VaaiStorageObject
-from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport
+from vaai.export import drop_lun, export_iscsi, export_loopback, find_disk, sg_of, unexport
 
 GiB = 1 << 30
 SIZE = 64 * GiB
@@ -59,6 +59,37 @@ def zero_luns(*names):
     finally:
         for z in reversed(made):
             z.remove()
+
+
+class KeptZeroLuns:
+    """ZeroLuns of these names that a test module keeps across its tests:
+    making and removing them takes seconds each time (udev's probes
+    through the delay target), a test's own work about as much.  each()
+    lends them to a test and takes away afterwards what the test exported
+    beyond tcm_loop; close() removes them."""
+
+    def __init__(self, *names):
+        self._names = names
+        self._stack = contextlib.ExitStack()
+        self._luns = None
+
+    @contextlib.contextmanager
+    def each(self):
+        if self._luns is None:
+            KEPT.update(self._names)
+            self._luns = self._stack.enter_context(zero_luns(*self._names))
+        try:
+            yield self._luns
+        finally:
+            for z in self._luns:
+                for lun in list(z.so.attached_luns):
+                    if lun.parent_tpg.parent_target.fabric_module.name != "loopback":
+                        drop_lun(lun)
+
+    def close(self):
+        self._stack.close()
+        self._luns = None
+        KEPT.difference_update(self._names)
 
 
 def usable(z):

@@ -12,7 +12,7 @@ import time
 import pytest
 from conftest import sh, unload_and_reload
 from scsi import cdb_write_same16, sg_io
-from slowdev import BS, ended_soon_after, in_background, iscsi_session, usable, zero_luns
+from slowdev import BS, KeptZeroLuns, ended_soon_after, in_background, iscsi_session, usable
 from thin import stat
 
 # A pattern: zeros go to the device's write-zeroes offload, which the
@@ -20,9 +20,16 @@ from thin import stat
 PATTERN = bytes([0xA5]) * BS
 
 
+@pytest.fixture(scope="module")
+def kept():
+    luns = KeptZeroLuns("wsslow")
+    yield luns
+    luns.close()
+
+
 @pytest.fixture
-def slow():
-    with zero_luns("wsslow") as (z,):
+def slow(kept):
+    with kept.each() as (z,):
         yield z
 
 
@@ -85,6 +92,7 @@ def test_session_drop_mid_write_same_stops_it(slow):
         assert not th.is_alive()
 
 
-def test_module_unloads_after_stopped_write_sames():
+def test_module_unloads_after_stopped_write_sames(kept):
     """Nothing a stopped WRITE SAME held is left behind."""
+    kept.close()
     unload_and_reload()

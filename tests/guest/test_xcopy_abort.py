@@ -25,14 +25,29 @@ from scsi import (
     xcopy_list,
 )
 from sense_codes import OPERATION_IN_PROGRESS
-from slowdev import BS, SIZE, ended_soon_after, in_background, iscsi_session, usable, zero_luns
+from slowdev import (
+    BS,
+    SIZE,
+    KeptZeroLuns,
+    ended_soon_after,
+    in_background,
+    iscsi_session,
+    usable,
+)
 
 SEG_BLOCKS = 65535
 
 
+@pytest.fixture(scope="module")
+def kept():
+    luns = KeptZeroLuns("zsrc", "zdst")
+    yield luns
+    luns.close()
+
+
 @pytest.fixture
-def zero_pair():
-    with zero_luns("zsrc", "zdst") as made:
+def zero_pair(kept):
+    with kept.each() as made:
         yield made
 
 
@@ -168,6 +183,7 @@ def stat_failed(z):
         return int(f.read())
 
 
-def test_module_unloads_after_aborted_copies():
+def test_module_unloads_after_aborted_copies(kept):
     """Nothing an aborted, reset or dropped copy held is left behind."""
+    kept.close()
     unload_and_reload()
