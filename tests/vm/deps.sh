@@ -9,7 +9,7 @@
 # prometheus_client for vaaictl's exporter (yaml: its alert rules, checked;
 # promtool, unpacked from the prometheus package, checks its output),
 # resource-agents and libxml2-utils for ocf-tester (the pair's Pacemaker
-# agent, ha/ocf/pair), multipath-tools for the pair's switchover test
+# agent, ha/ocf/pair), multipath-tools for the two-node rig's initiator
 # (its multipathd service claims no disk with Debian's default
 # find_multipaths "strict" and no wwids listed).
 # `deps.sh bench` adds what only make bench uses: matplotlib for the

@@ -1,7 +1,6 @@
-"""dm-multipath over a pair's two paths, for the tests that switch or kill
-a node under it (tests/guest/test_pair_multipath.py in one guest,
-tests/ha/ across the rig's guests): multipathd set up for one device,
-and which path multipath sends I/O down."""
+"""dm-multipath over a pair's two paths, for the rig's tests that switch
+or kill a node under it (tests/ha/failover.py): multipathd set up for one
+device, and which path multipath sends I/O down."""
 
 import contextlib
 import os
@@ -106,14 +105,6 @@ def multipathd(wwid, log=None):
         with contextlib.suppress(FileNotFoundError):
             os.unlink("/etc/multipath.conf")
         subprocess.run(["multipath", "-W"], capture_output=True, check=False)
-
-
-def unload_alua():
-    """scsi_dh_alua away once the paths are gone: the suites after a
-    multipath test get their disks without an ALUA handler, which would
-    take the unit attentions a test of theirs looks for (test_pair.py's
-    ASYMMETRIC ACCESS STATE CHANGED)."""
-    sh("modprobe", "-r", "scsi_dh_alua")
 
 
 def active_disk(shown):

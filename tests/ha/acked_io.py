@@ -1,7 +1,7 @@
-"""I/O that keeps what it had acknowledged, for the tests that switch or
-kill a node under a host (tests/guest/test_pair_multipath.py,
-tests/ha/): a writer stamping blocks, and ATS heartbeats sent as ESXi
-sends them; each checks afterwards that what was acknowledged is there."""
+"""I/O that keeps what it had acknowledged, for the rig's tests that
+switch or kill a node under a host (tests/ha/failover.py): a writer
+stamping blocks, ATS heartbeats sent as ESXi sends them, and full
+copies; each checks afterwards that what was acknowledged is there."""
 
 import mmap
 import os
