@@ -65,8 +65,10 @@ class KeptZeroLuns:
     """ZeroLuns of these names that a test module keeps across its tests:
     making and removing them takes seconds each time (udev's probes
     through the delay target), a test's own work about as much.  each()
-    lends them to a test and takes away afterwards what the test exported
-    beyond tcm_loop; close() removes them."""
+    lends them to a test; afterwards it takes away what the test exported
+    beyond tcm_loop and resets each LUN, so that nothing a failed test
+    left running, reserved or pending reaches the next, and checks that it
+    answers.  close() removes them."""
 
     def __init__(self, *names):
         self._names = names
@@ -85,11 +87,15 @@ class KeptZeroLuns:
                 for lun in list(z.so.attached_luns):
                     if lun.parent_tpg.parent_target.fabric_module.name != "loopback":
                         drop_lun(lun)
+                sh("sg_reset", "--no-esc", "--device", z.sg)
+                usable(z)
 
     def close(self):
-        self._stack.close()
-        self._luns = None
-        KEPT.difference_update(self._names)
+        try:
+            self._stack.close()
+        finally:
+            self._luns = None
+            KEPT.difference_update(self._names)
 
 
 def usable(z):
