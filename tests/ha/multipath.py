@@ -8,7 +8,7 @@ import re
 import subprocess
 import time
 
-# this test's device alone (the suite's other LUNs are LIO's too)
+# the pair's device alone (the initiator's other disks are not multipath's)
 CONF = """defaults {
 	user_friendly_names no
 	find_multipaths no
@@ -99,9 +99,9 @@ def multipathd(wwid, log=None):
             daemon.wait()
         if log:
             out.close()
-        # the suites after this one get their disks unclaimed by multipath:
-        # no configuration (Debian's default claims only what the wwids
-        # file names), and a wwids file naming no device
+        # the guest as it was: no configuration (Debian's default claims
+        # only what the wwids file names), and a wwids file naming no
+        # device
         with contextlib.suppress(FileNotFoundError):
             os.unlink("/etc/multipath.conf")
         subprocess.run(["multipath", "-W"], capture_output=True, check=False)

@@ -15,10 +15,11 @@ export PYTHONUSERBASE=$VAAI_SCRATCH/python-user
 # disk's events: sg3-utils' sg_inq (three to five per disk) and
 # multipath-tools' `multipath -u`.  The suites make about 1300 disks, and
 # under TCG 16 disks took 20 s to settle with them, 3.6 s without.  No
-# test reads what they add (by-id links, SCSI_IDENT_*), and the multipath
-# test runs multipathd itself.  The kernel's nompath cannot do it here:
-# udev takes its command line from PID 1 when systemd-detect-virt sees a
-# container, and the host's root (shared with the guest) is one.
+# test reads what they add (by-id links, SCSI_IDENT_*), and the rig's
+# initiator (tests/ha/multipath.py) runs multipathd itself.  The kernel's
+# nompath cannot do it here: udev takes its command line from PID 1 when
+# systemd-detect-virt sees a container, and the host's root (shared with
+# the guest) is one.
 vaai_guest_udev() {
 	mkdir -p /etc/udev/rules.d || return 1
 	for r in 55-scsi-sg3_id 58-scsi-sg3_symlink 60-multipath; do
