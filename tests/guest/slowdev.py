@@ -9,6 +9,7 @@ import subprocess
 import threading
 import time
 
+import pytest
 from conftest import INITIATOR, ISCSI_IQN, KEPT, sh
 from scsi import clear_unit_attention, expect_good, sg_io
 from vaai import VaaiStorageObject
@@ -96,6 +97,19 @@ class KeptZeroLuns:
         finally:
             self._luns = None
             KEPT.difference_update(self._names)
+
+
+def kept_zero_luns(*names):
+    """A test module's fixture: KeptZeroLuns of these names, closed once
+    the module is done (if its last test has not closed them already)."""
+
+    @pytest.fixture(scope="module")
+    def kept():
+        luns = KeptZeroLuns(*names)
+        yield luns
+        luns.close()
+
+    return kept
 
 
 def usable(z):

@@ -12,7 +12,7 @@ import time
 import pytest
 from conftest import sh, unload_and_reload
 from scsi import cdb_write_same16, sg_io
-from slowdev import BS, KeptZeroLuns, ended_soon_after, in_background, iscsi_session, usable
+from slowdev import BS, ended_soon_after, in_background, iscsi_session, kept_zero_luns, usable
 from thin import stat
 
 # A pattern: zeros go to the device's write-zeroes offload, which the
@@ -20,11 +20,7 @@ from thin import stat
 PATTERN = bytes([0xA5]) * BS
 
 
-@pytest.fixture(scope="module")
-def kept():
-    luns = KeptZeroLuns("wsslow")
-    yield luns
-    luns.close()
+kept = kept_zero_luns("wsslow")
 
 
 @pytest.fixture

@@ -28,21 +28,17 @@ from sense_codes import OPERATION_IN_PROGRESS
 from slowdev import (
     BS,
     SIZE,
-    KeptZeroLuns,
     ended_soon_after,
     in_background,
     iscsi_session,
+    kept_zero_luns,
     usable,
 )
 
 SEG_BLOCKS = 65535
 
 
-@pytest.fixture(scope="module")
-def kept():
-    luns = KeptZeroLuns("zsrc", "zdst")
-    yield luns
-    luns.close()
+kept = kept_zero_luns("zsrc", "zdst")
 
 
 @pytest.fixture
