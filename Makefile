@@ -67,7 +67,8 @@ help:
 	@echo "                suites)"
 	@echo "make test-ha    the two-node rig (tests/ha): three guests, a pair on a"
 	@echo "                shared disk and on DRBD, by hand and under Pacemaker, a"
-	@echo "                planned switchover and a power cut under I/O and copies"
+	@echo "                planned switchover and a power cut under I/O and copies;"
+	@echo "                ocf-tester on the resource agent first, in a guest"
 	@echo "make test-rig   the rig's HA_TESTS without installing the cluster's packages"
 	@echo "make test-cross the cross-kernel suite on 6.12, its quick part on 7.2"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
@@ -137,14 +138,16 @@ CROSS_QUICK_TESTS = tests/guest/test_read_write.py \
 # fuzzer runs 20 s per store here (40 in make test-guest) and libiscsi's
 # suite on the block store alone (both in make test-guest and make
 # test-libiscsi), for the rig's shared-disk failover (about 4 minutes)
-# within CI's hour.
+# within CI's hour; ocf-tester (over a minute of the agent's starts and
+# stops, a vaaictl each) runs in make test-ha.
+GUEST_CI_TESTS = tests/guest -k "not test_ocf_tester_passes"
 test: deps
 	$(MAKE) WERROR=1 modules-all
 	$(MAKE) test-host
 	$(MAKE) test-upstream
 	$(MAKE) fuzz FUZZ_SECONDS=10
 	VAAI_FUZZ_SECONDS=20 VAAI_LIBISCSI_STORES=bdev \
-		$(MAKE) WERROR=1 test-guest KERNELRELEASE=$(TEST_KERNEL)
+		$(MAKE) WERROR=1 test-guest KERNELRELEASE=$(TEST_KERNEL) TESTS='$(GUEST_CI_TESTS)'
 	$(MAKE) WERROR=1 test-cross
 	$(MAKE) WERROR=1 powercut KERNELRELEASE=$(TEST_KERNEL)
 	$(MAKE) WERROR=1 test-rig HA_TESTS='$(HA_CI_TESTS)' RIG_TIMEOUT=600
@@ -194,6 +197,7 @@ HA_CI_TESTS = tests/ha/test_shared_disk.py
 RIG_TIMEOUT ?= 1500
 test-ha:
 	tests/vm/deps.sh ha
+	$(MAKE) test-guest KERNELRELEASE=$(HA_KERNEL) TESTS=tests/guest/test_ocf_pair.py
 	$(MAKE) test-rig
 
 test-rig:
