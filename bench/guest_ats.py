@@ -22,11 +22,19 @@ stream on both sides, rotating which goes first; after each point the
 heartbeat block must hold the count of beats that ended GOOD.
 
     guest_ats.py OUT.json [--rounds 3] [--seconds 10] [--store file|block]
-                          [--stream NAME] [--trace]
+                          [--stream NAME] [--trace] [--bdevs OURS,LIO]
+
+--bdevs puts the block store's two LUNs on those devices instead of RAM
+disks (virtio disks: run.py --disk), where the block layer's write-back
+throttling, the I/O scheduler and a volatile write cache sit between the
+target and the medium, as on a real disk; a RAM disk has none of them.
+Where LIO reports a write cache there, its writes are not durable at GOOD,
+and ours gets its write cache turned on too, unless --durable.
 """
 
 import argparse
 import contextlib
+import glob
 import json
 import os
 import platform
@@ -240,6 +248,28 @@ def export(so):
     return Lun(disk, sg, naa_of(sg), 512)
 
 
+def queue_of(dev):
+    """What sits between a block LUN and its medium: the device's I/O
+    scheduler and write-back throttling latency target (µs; 0: off)."""
+    q = f"/sys/block/{os.path.basename(dev)}/queue/"
+    got = {"dev": dev}
+    for name in ("scheduler", "wbt_lat_usec", "rotational"):
+        with contextlib.suppress(OSError), open(q + name) as f:
+            got[name] = f.read().strip()
+    return got
+
+
+def write_back(disk):
+    """Does the initiator see a volatile write cache on /dev/sdX (WCE)?"""
+    (path,) = glob.glob(f"/sys/block/{os.path.basename(disk)}/device/scsi_disk/*/cache_type")
+    with open(path) as f:
+        return f.read().strip() == "write back"
+
+
+# --durable: ours keeps its write cache off whatever LIO reports
+OPTIONS = {"durable": False}
+
+
 @contextlib.contextmanager
 def exported_sides(store, thin=False):
     """Both sides' LUNs on store, written out in full (so that no side
@@ -258,6 +288,13 @@ def exported_sides(store, thin=False):
             sh("dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={LUN_BYTES // MiB}", flag)
             sos[who] = make_so(store, who, path, thin)
             luns[who] = export(sos[who])
+        if store == "block" and not OPTIONS["durable"] and write_back(luns["lio"].disk):
+            # LIO's iblock reports its device's volatile write cache to the
+            # host (MODE SENSE's WCE) and writes without FUA: not durable at
+            # GOOD.  Ours, with its write cache off, would flush each
+            # heartbeat; with it on, ours does the same work as LIO's.
+            sos["ours"].set_attribute("emulate_write_cache", "1")
+            print("block: LIO reports a write cache; ours turned on too", flush=True)
         yield luns
     finally:
         for so in sos.values():
@@ -379,11 +416,29 @@ def main():
         action="store_true",
         help="also trace where each beat's time goes (ats_trace.py; costs the streams a little)",
     )
+    p.add_argument(
+        "--bdevs",
+        metavar="OURS,LIO",
+        help=f"the block store's devices (default: {BDEVS['ours']},{BDEVS['lio']})",
+    )
+    p.add_argument(
+        "--durable",
+        action="store_true",
+        help="ours' write cache off on the block store even where LIO reports one",
+    )
     args = p.parse_args()
+    OPTIONS["durable"] = args.durable
+    if args.bdevs:
+        BDEVS.update(zip(SIDES, args.bdevs.split(",")))
     streams = args.stream or list(STREAMS)
     measure_stores(
         args.out,
-        bench_meta(args, trace=args.trace),
+        bench_meta(
+            args,
+            trace=args.trace,
+            durable=args.durable,
+            bdevs={who: queue_of(BDEVS[who]) for who in SIDES},
+        ),
         args.store or ("file", "block"),
         lambda store: run_store(store, streams, args.seconds, args.rounds, args.trace),
         # the worst beat of all rounds, not a median of them
