@@ -263,7 +263,7 @@ def write_back(disk):
     """Does the initiator see a volatile write cache on /dev/sdX (WCE)?"""
     (path,) = glob.glob(f"/sys/block/{os.path.basename(disk)}/device/scsi_disk/*/cache_type")
     with open(path) as f:
-        return f.read().strip() == "write back"
+        return f.read().startswith("write back")
 
 
 # --durable: ours keeps its write cache off whatever LIO reports
@@ -428,17 +428,18 @@ def main():
     )
     args = p.parse_args()
     OPTIONS["durable"] = args.durable
+    disks = {}
     if args.bdevs:
-        BDEVS.update(zip(SIDES, args.bdevs.split(",")))
+        devs = args.bdevs.split(",")
+        if len(devs) != 2 or devs[0] == devs[1]:
+            p.error("--bdevs takes two different devices: OURS,LIO")
+        BDEVS.update(zip(SIDES, devs))
+        # the RAM disks' queues do not exist until measure_stores loads brd
+        disks = {"bdevs": {who: queue_of(BDEVS[who]) for who in SIDES}}
     streams = args.stream or list(STREAMS)
     measure_stores(
         args.out,
-        bench_meta(
-            args,
-            trace=args.trace,
-            durable=args.durable,
-            bdevs={who: queue_of(BDEVS[who]) for who in SIDES},
-        ),
+        bench_meta(args, trace=args.trace, durable=args.durable, **disks),
         args.store or ("file", "block"),
         lambda store: run_store(store, streams, args.seconds, args.rounds, args.trace),
         # the worst beat of all rounds, not a median of them
