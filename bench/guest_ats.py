@@ -23,6 +23,7 @@ heartbeat block must hold the count of beats that ended GOOD.
 
     guest_ats.py OUT.json [--rounds 3] [--seconds 10] [--store file|block]
                           [--stream NAME] [--trace] [--bdevs OURS,LIO]
+                          [--durable]
 
 --bdevs puts the block store's two LUNs on those devices instead of RAM
 disks (virtio disks: run.py --disk), where the block layer's write-back
@@ -250,7 +251,8 @@ def export(so):
 
 def queue_of(dev):
     """What sits between a block LUN and its medium: the device's I/O
-    scheduler and write-back throttling latency target (µs; 0: off)."""
+    scheduler, write-back throttling latency target (µs; 0: off) and
+    rotational flag."""
     q = f"/sys/block/{os.path.basename(dev)}/queue/"
     got = {"dev": dev}
     for name in ("scheduler", "wbt_lat_usec", "rotational"):
@@ -266,14 +268,11 @@ def write_back(disk):
         return f.read().startswith("write back")
 
 
-# --durable: ours keeps its write cache off whatever LIO reports
-OPTIONS = {"durable": False}
-
-
 @contextlib.contextmanager
-def exported_sides(store, thin=False):
+def exported_sides(store, thin=False, durable=False):
     """Both sides' LUNs on store, written out in full (so that no side
-    allocates beside what is measured) and exported: {who: Lun}."""
+    allocates beside what is measured) and exported: {who: Lun}.
+    durable: ours' write cache stays off whatever LIO reports."""
     sos, luns = {}, {}
     try:
         for who in SIDES:
@@ -288,7 +287,7 @@ def exported_sides(store, thin=False):
             sh("dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={LUN_BYTES // MiB}", flag)
             sos[who] = make_so(store, who, path, thin)
             luns[who] = export(sos[who])
-        if store == "block" and not OPTIONS["durable"] and write_back(luns["lio"].disk):
+        if store == "block" and not durable and write_back(luns["lio"].disk):
             # LIO's iblock reports its device's volatile write cache to the
             # host (MODE SENSE's WCE) and writes without FUA: not durable at
             # GOOD.  Ours, with its write cache off, would flush each
@@ -327,7 +326,7 @@ def unshare(store, who):
         write_stream_range(os.path.join(FS_MNT, f"{who}.img"))
 
 
-def run_store(store, streams, seconds, rounds, trace=False):
+def run_store(store, streams, seconds, rounds, trace=False, durable=False):
     """Both sides of store, each exported; every stream on each, rounds
     times, rotating which side goes first.  Each round on LUNs made anew:
     on the file store, the copy point's shared extents would otherwise
@@ -337,7 +336,7 @@ def run_store(store, streams, seconds, rounds, trace=False):
         per = {s: [] for s in streams}
         for r in range(rounds):
             order = SIDES[r % 2 :] + SIDES[: r % 2]
-            with exported_sides(store) as luns:
+            with exported_sides(store, durable=durable) as luns:
                 for stream in streams:
                     res = {}
                     for who in order:
@@ -427,7 +426,6 @@ def main():
         help="ours' write cache off on the block store even where LIO reports one",
     )
     args = p.parse_args()
-    OPTIONS["durable"] = args.durable
     disks = {}
     if args.bdevs:
         devs = args.bdevs.split(",")
@@ -441,7 +439,9 @@ def main():
         args.out,
         bench_meta(args, trace=args.trace, durable=args.durable, **disks),
         args.store or ("file", "block"),
-        lambda store: run_store(store, streams, args.seconds, args.rounds, args.trace),
+        lambda store: run_store(
+            store, streams, args.seconds, args.rounds, args.trace, args.durable
+        ),
         # the worst beat of all rounds, not a median of them
         worst=("max_us",),
     )
