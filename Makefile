@@ -110,6 +110,8 @@ CROSS_KERNELS = $(filter-out $(TEST_KERNEL),$(KERNELS))
 # tests of refused CDBs and lists (names with these words), which the
 # parsers answer, the same code on every kernel, fuzzed on the host.
 space := $(subst ,, )
+# pytest -k deselecting every test whose name has one of the words $(1)
+deselect = -k "not $(subst $(space), and not ,$(1))"
 PARSER_ONLY = refus bad_ wrong beyond past out_of_range too_many shorter
 CROSS_SKIP = fc 4096 $(PARSER_ONLY)
 CROSS_TESTS = tests/guest/test_read_write.py tests/guest/test_inquiry.py \
@@ -119,7 +121,7 @@ CROSS_TESTS = tests/guest/test_read_write.py tests/guest/test_inquiry.py \
 	tests/guest/test_xcopy_no_reflink.py tests/guest/test_odx_write_using_token.py \
 	tests/guest/test_fault_recovery.py tests/guest/test_write_atomic.py \
 	tests/guest/test_pair.py $(NONROT_TEST) \
-	-k "not $(subst $(space), and not ,$(CROSS_SKIP))"
+	$(call deselect,$(CROSS_SKIP))
 # The first cross kernel (6.12: Debian 13's, and Debian 12's backports)
 # runs all of that; the later ones (the newest, 7.2: compat.h takes the
 # same branches there as on 6.12 but the rotation rate's, which
@@ -133,7 +135,7 @@ CROSS_QUICK_TESTS = $(NONROT_TEST) tests/guest/test_read_write.py \
 	tests/guest/test_unmap.py tests/guest/test_lba_status.py \
 	tests/guest/test_xcopy.py tests/guest/test_write_atomic.py \
 	tests/guest/test_odx_write_using_token.py \
-	-k "not $(subst $(space), and not ,$(CROSS_QUICK_SKIP))"
+	$(call deselect,$(CROSS_QUICK_SKIP))
 
 # WERROR=1 down to every module build: a build with other flags than the
 # last rebuilds the whole module (half a minute per kernel).  The guest
