@@ -144,7 +144,7 @@ CROSS_QUICK_TESTS = $(NONROT_TEST) tests/guest/test_read_write.py \
 # test-libiscsi), for the rig's shared-disk failover (about 4 minutes)
 # within CI's hour; ocf-tester (over a minute of the agent's starts and
 # stops, a vaaictl each) runs in make test-ha.
-GUEST_CI_TESTS = tests/guest -k "not test_ocf_tester_passes"
+GUEST_CI_TESTS = tests/guest $(call deselect,test_ocf_tester_passes)
 test: deps
 	$(MAKE) WERROR=1 modules-all
 	$(MAKE) test-host
