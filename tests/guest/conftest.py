@@ -232,6 +232,14 @@ def fabric_topologies():
     fabrics.close_all()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_spare_targets():
+    """A test module leaves no tcm_loop target behind (fabrics.Loop keeps
+    empty ones between its tests)."""
+    yield
+    fabrics.drop_spare_targets()
+
+
 def scratch_fs(name, mkfs, check):
     """Yield a directory on a 4 GiB file system (on a loop device over a
     sparse tmpfs file: room for a 1 GiB token beside its LUNs) made with

@@ -18,7 +18,7 @@ import subprocess
 import time
 
 from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
-from vaai.export import export_loopback, find_disk, unexport
+from vaai.export import drop_lun, export_loopback, find_disk, unexport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FABRICS_DIR = os.path.join(HERE, "..", "..", "fabrics")
@@ -43,22 +43,59 @@ def delete_disk(disk):
 
 
 class Loop:
+    """A tcm_loop target is a SCSI host of this initiator, and adding and
+    removing one took about 130 ms of the 400 a test's LUN cost (a guest
+    under TCG).  A target a test leaves empty is kept, with its nexus,
+    for a later LUN that needs a target of its own (drop_spare_targets()
+    removes them): that LUN is LUN 0 of a nexus seeing nothing else, as
+    in a new target."""
+
     name, driver = "loop", "tcm_loopback"
+
+    def __init__(self):
+        self.spare = []
+
+    def _spare_wwn(self):
+        """An empty target kept from an earlier LUN, or None."""
+        while self.spare:
+            target = self.spare.pop()
+            if _empty(target):
+                return target.wwn
+        return None
 
     def export(self, so, beside=None):
         """/dev/sdX of so, in a target of its own or in beside's TPG."""
         if beside is None:
-            export_loopback(so)
+            export_loopback(so, wwn=self._spare_wwn())
         else:
             tpg = next(beside.so.attached_luns).parent_tpg
             export_loopback(so, lun=max(x.lun for x in tpg.luns) + 1, wwn=tpg.parent_target.wwn)
         return find_disk(so, self.driver)
 
     def unexport(self, so, disk):
-        unexport(so)
+        for lun in list(so.attached_luns):
+            target = lun.parent_tpg.parent_target
+            if target.fabric_module.name != "loopback":
+                drop_lun(lun)  # a fabric the test added
+                continue
+            lun.delete()
+            if not _has_luns(target):
+                self.spare.append(target)
 
     def close(self):
-        pass
+        while self.spare:
+            target = self.spare.pop()
+            if _empty(target):
+                target.delete()
+
+
+def _has_luns(target):
+    return any(list(tpg.luns) for tpg in target.tpgs)
+
+
+def _empty(target):
+    """target still there (a test may have wiped LIO's configuration), with no LUN."""
+    return os.path.isdir(target.path) and not _has_luns(target)
 
 
 class _Shared:
@@ -208,6 +245,12 @@ def close_all():
     """Tear every topology down (before a test that wipes LIO's configuration)."""
     while _up:
         _up.popitem()[1].close()
+
+
+def drop_spare_targets():
+    """Remove the empty tcm_loop targets kept for later LUNs."""
+    if "loop" in _up:
+        _up["loop"].close()
 
 
 def selected():
