@@ -139,7 +139,7 @@ CROSS_QUICK_TESTS = $(NONROT_TEST) tests/guest/test_read_write.py \
 
 # WERROR=1 down to every module build: a build with other flags than the
 # last rebuilds the whole module (half a minute per kernel).  The guest
-# fuzzer runs 20 s per store here (40 in make test-guest) and libiscsi's
+# fuzzer runs 10 s per store here (40 in make test-guest) and libiscsi's
 # suite on the block store alone (both in make test-guest and make
 # test-libiscsi), for the rig's shared-disk failover (about 4 minutes)
 # within CI's hour; ocf-tester (over a minute of the agent's starts and
@@ -150,7 +150,7 @@ test: deps
 	$(MAKE) test-host
 	$(MAKE) test-upstream
 	$(MAKE) fuzz FUZZ_SECONDS=10
-	VAAI_FUZZ_SECONDS=20 VAAI_LIBISCSI_STORES=bdev \
+	VAAI_FUZZ_SECONDS=10 VAAI_LIBISCSI_STORES=bdev \
 		$(MAKE) WERROR=1 test-guest KERNELRELEASE=$(TEST_KERNEL) TESTS='$(GUEST_CI_TESTS)'
 	$(MAKE) WERROR=1 test-cross
 	$(MAKE) WERROR=1 powercut KERNELRELEASE=$(TEST_KERNEL)
