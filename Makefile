@@ -53,10 +53,10 @@ help:
 	@echo "make deps       install the Debian and PyPI packages the tests and demo need"
 	@echo "make test       host tests, a 10 s fuzz pass, the guest suites (libiscsi's"
 	@echo "                on the block store among them) in a VM on TEST_KERNEL"
-	@echo "                (Debian 12's own; ocf-tester aside), the cross-kernel suite"
-	@echo "                on 6.12 and its quick part on 7.2, two power cuts (make"
-	@echo "                powercut), the rig's shared-disk pair (make test-rig),"
-	@echo "                then the Debian packages"
+	@echo "                (Debian 12's own; ocf-tester aside), the VAAI primitives"
+	@echo "                on 6.12 and the other commands on 7.2 (make test-cross),"
+	@echo "                two power cuts (make powercut), the rig's shared-disk"
+	@echo "                pair (make test-rig), then the Debian packages"
 	@echo "make test-host  host-side tests only (lint, pytest, then test-parsers)"
 	@echo "make lint       ruff check and ruff format --check over the Python files"
 	@echo "make test-upstream  the rtslib-fb patch in docs/upstream/ on its latest release"
@@ -71,7 +71,7 @@ help:
 	@echo "                planned switchover and a power cut under I/O and copies;"
 	@echo "                ocf-tester on the resource agent first, in a guest"
 	@echo "make test-rig   the rig's HA_TESTS without installing the cluster's packages"
-	@echo "make test-cross the cross-kernel suite on 6.12, its quick part on 7.2"
+	@echo "make test-cross the VAAI primitives on 6.12, the other commands on 7.2"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
 	@echo "make modules-all   the module for each tested kernel"
 	@echo "make test-kmod  the guest suites' test aid (tests/kmod) for KERNELRELEASE"
@@ -102,40 +102,31 @@ deps:
 KERNELS = $(shell tests/vm/kernels.sh)
 TEST_KERNEL ?= $(firstword $(KERNELS))
 CROSS_KERNELS = $(filter-out $(TEST_KERNEL),$(KERNELS))
-# Every primitive over tcm_loop and iSCSI: ATS torture, thin provisioning,
-# full copy with clones, ODX, fault recovery, and WRITE ATOMIC, which only
-# these kernels have (docs/kernels.md); not over FC, not with 4096-byte
-# blocks (block-size arithmetic is the same code on every kernel; nothing
-# in compat.h depends on it), and not the
-# tests of refused CDBs and lists (names with these words), which the
-# parsers answer, the same code on every kernel, fuzzed on the host.
+# The cross kernels share out the primitives, over tcm_loop, on each
+# module's stores: compat.h takes the same branches on 6.12 and 7.2 but
+# for the rotation rate's (bdev_rot(), behind is_nonrot), which
+# NONROT_TEST checks on both.  The first cross kernel (6.12: Debian 13's,
+# and Debian 12's backports) runs the VAAI primitives, the others (7.2,
+# the newest) reads and writes, GET LBA STATUS, WRITE USING TOKEN and
+# WRITE ATOMIC, which only these kernels have (docs/kernels.md); not
+# with 4096-byte blocks (block-size arithmetic is the same code on every
+# kernel; nothing in compat.h depends on it), and not the tests of
+# refused CDBs and lists (names with these words), which the parsers
+# answer, the same code on every kernel, fuzzed on the host.  make
+# test-kernels runs every suite on every kernel.
 space := $(subst ,, )
 # pytest -k deselecting every test whose name has one of the words $(1)
 deselect = -k "not $(subst $(space), and not ,$(1))"
 PARSER_ONLY = refus bad_ wrong beyond past out_of_range too_many shorter
-CROSS_SKIP = fc 4096 $(PARSER_ONLY)
-CROSS_TESTS = tests/guest/test_read_write.py tests/guest/test_inquiry.py \
-	tests/guest/test_compare_and_write.py tests/guest/test_caw_torture.py \
-	tests/guest/test_write_same.py tests/guest/test_unmap.py \
-	tests/guest/test_lba_status.py tests/guest/test_xcopy.py \
-	tests/guest/test_xcopy_no_reflink.py tests/guest/test_odx_write_using_token.py \
-	tests/guest/test_fault_recovery.py tests/guest/test_write_atomic.py \
-	tests/guest/test_pair.py $(NONROT_TEST) \
-	$(call deselect,$(CROSS_SKIP))
-# The first cross kernel (6.12: Debian 13's, and Debian 12's backports)
-# runs all of that; the later ones (the newest, 7.2: compat.h takes the
-# same branches there as on 6.12 but the rotation rate's, which
-# NONROT_TEST checks) its quick part, for CI's hour: a module per
-# primitive, over tcm_loop only.  make test-kernels runs every suite on
-# every kernel.
+CROSS_SKIP = fc iscsi 4096 $(PARSER_ONLY)
 NONROT_TEST = tests/guest/test_vaaictl.py::test_create_applies_the_esxi_profile
-CROSS_QUICK_SKIP = $(CROSS_SKIP) iscsi
-CROSS_QUICK_TESTS = $(NONROT_TEST) tests/guest/test_read_write.py \
-	tests/guest/test_compare_and_write.py tests/guest/test_write_same.py \
-	tests/guest/test_unmap.py tests/guest/test_lba_status.py \
-	tests/guest/test_xcopy.py tests/guest/test_write_atomic.py \
-	tests/guest/test_odx_write_using_token.py \
-	$(call deselect,$(CROSS_QUICK_SKIP))
+CROSS_VAAI_TESTS = $(NONROT_TEST) tests/guest/test_compare_and_write.py \
+	tests/guest/test_write_same.py tests/guest/test_unmap.py tests/guest/test_xcopy.py \
+	$(call deselect,$(CROSS_SKIP))
+CROSS_REST_TESTS = $(NONROT_TEST) tests/guest/test_read_write.py \
+	tests/guest/test_lba_status.py tests/guest/test_odx_write_using_token.py \
+	tests/guest/test_write_atomic.py \
+	$(call deselect,$(CROSS_SKIP))
 
 # WERROR=1 down to every module build: a build with other flags than the
 # last rebuilds the whole module (half a minute per kernel).  The guest
@@ -214,9 +205,9 @@ test-rig:
 
 test-cross:
 	$(if $(CROSS_KERNELS),$(MAKE) test-guest KERNELRELEASE=$(firstword $(CROSS_KERNELS)) \
-		TESTS='$(CROSS_TESTS)')
+		TESTS='$(CROSS_VAAI_TESTS)')
 	for k in $(wordlist 2,$(words $(CROSS_KERNELS)),$(CROSS_KERNELS)); do \
-		$(MAKE) test-guest KERNELRELEASE=$$k TESTS='$(CROSS_QUICK_TESTS)' || exit; \
+		$(MAKE) test-guest KERNELRELEASE=$$k TESTS='$(CROSS_REST_TESTS)' || exit; \
 	done
 
 test-kernels:
