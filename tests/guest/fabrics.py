@@ -46,27 +46,16 @@ class Loop:
     """A tcm_loop target is a SCSI host of this initiator, and adding and
     removing one took about 130 ms of the 400 a test's LUN cost (a guest
     under TCG).  A target a test leaves empty is kept, with its nexus,
-    for a later LUN that needs a target of its own (drop_spare_targets()
-    removes them): that LUN is LUN 0 of a nexus seeing nothing else, as
-    in a new target."""
+    for a later LUN that needs a target of its own (_SPARE, until
+    drop_spare_targets()): that LUN is LUN 0 of a nexus seeing nothing
+    else, as in a new target."""
 
     name, driver = "loop", "tcm_loopback"
-
-    def __init__(self):
-        self.spare = []
-
-    def _spare_wwn(self):
-        """An empty target kept from an earlier LUN, or None."""
-        while self.spare:
-            target = self.spare.pop()
-            if _empty(target):
-                return target.wwn
-        return None
 
     def export(self, so, beside=None):
         """/dev/sdX of so, in a target of its own or in beside's TPG."""
         if beside is None:
-            export_loopback(so, wwn=self._spare_wwn())
+            export_loopback(so, wwn=_spare_wwn())
         else:
             tpg = next(beside.so.attached_luns).parent_tpg
             export_loopback(so, lun=max(x.lun for x in tpg.luns) + 1, wwn=tpg.parent_target.wwn)
@@ -80,13 +69,15 @@ class Loop:
                 continue
             lun.delete()
             if not _has_luns(target):
-                self.spare.append(target)
+                _SPARE.append(target)
 
     def close(self):
-        while self.spare:
-            target = self.spare.pop()
-            if _empty(target):
-                target.delete()
+        drop_spare_targets()
+
+
+# Emptied tcm_loop targets, whichever Loop emptied them: a test may close
+# the topologies (close_all) while its LUNs are still up.
+_SPARE = []
 
 
 def _has_luns(target):
@@ -96,6 +87,23 @@ def _has_luns(target):
 def _empty(target):
     """target still there (a test may have wiped LIO's configuration), with no LUN."""
     return os.path.isdir(target.path) and not _has_luns(target)
+
+
+def _spare_wwn():
+    """An empty target kept from an earlier LUN, or None."""
+    while _SPARE:
+        target = _SPARE.pop()
+        if _empty(target):
+            return target.wwn
+    return None
+
+
+def drop_spare_targets():
+    """Remove the empty tcm_loop targets kept for later LUNs."""
+    while _SPARE:
+        target = _SPARE.pop()
+        if _empty(target):
+            target.delete()
 
 
 class _Shared:
@@ -245,12 +253,6 @@ def close_all():
     """Tear every topology down (before a test that wipes LIO's configuration)."""
     while _up:
         _up.popitem()[1].close()
-
-
-def drop_spare_targets():
-    """Remove the empty tcm_loop targets kept for later LUNs."""
-    if "loop" in _up:
-        _up["loop"].close()
 
 
 def selected():
