@@ -107,8 +107,9 @@ CROSS_KERNELS = $(filter-out $(TEST_KERNEL),$(KERNELS))
 # for the rotation rate's (bdev_rot(), behind is_nonrot), which
 # NONROT_TEST checks on both.  The first cross kernel (6.12: Debian 13's,
 # and Debian 12's backports) runs the VAAI primitives, the others (7.2,
-# the newest) reads and writes, GET LBA STATUS, WRITE USING TOKEN and
-# WRITE ATOMIC, which only these kernels have (docs/kernels.md); not
+# the newest) reads and writes, GET LBA STATUS, WRITE USING TOKEN, WRITE
+# ATOMIC, which only these kernels have (docs/kernels.md), and the
+# pair's ALUA, whose relative port numbers differ from 6.4 on; not
 # with 4096-byte blocks (block-size arithmetic is the same code on every
 # kernel; nothing in compat.h depends on it), and not the tests of
 # refused CDBs and lists (names with these words), which the parsers
@@ -125,7 +126,7 @@ CROSS_VAAI_TESTS = $(NONROT_TEST) tests/guest/test_compare_and_write.py \
 	$(call deselect,$(CROSS_SKIP))
 CROSS_REST_TESTS = $(NONROT_TEST) tests/guest/test_read_write.py \
 	tests/guest/test_lba_status.py tests/guest/test_odx_write_using_token.py \
-	tests/guest/test_write_atomic.py \
+	tests/guest/test_write_atomic.py tests/guest/test_pair.py \
 	$(call deselect,$(CROSS_SKIP))
 
 # WERROR=1 down to every module build: a build with other flags than the
