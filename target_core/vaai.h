@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/configfs.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <target/target_core_base.h>
@@ -225,6 +226,7 @@ struct vaai_copies {
 	struct list_head list;		/* of vaai_copy_status */
 	unsigned int nr_listed;
 	atomic_t nr_running;
+	struct mutex clone;		/* one clone step at a time (vaai_copy.c) */
 };
 
 /* A device's point-in-time tokens (vaai_odx_token.c, vaai_odx_snap.c). */

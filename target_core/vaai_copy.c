@@ -28,7 +28,9 @@
  * the destination, one at a time.  A clone or splice reads and writes in one
  * call and holds both: one lock over both ranges on one LUN, else the two in
  * the order of the devices' addresses.  Copies thus never wait for each
- * other in a circle; every other request holds one lock at a time.
+ * other in a circle; every other request holds one lock at a time.  A
+ * clone step then takes its LUNs' clone locks, in the same order: one
+ * clone step at a time on a LUN.
  * Aborts (TMR ABORT TASK, LUN RESET, session teardown) are noticed between
  * chunks and clone steps.
  *
@@ -181,14 +183,39 @@ static void vaai_copy_unlock_both(struct vaai_copy_locks *l)
 		vaai_range_unlock(&l->dev[1]->rlock, &l->range[1]);
 }
 
+/*
+ * XFS and btrfs remap under the inode's lock held exclusively, on both
+ * files.  Copies waiting there queue as writers, and every read and write
+ * of the LUN that comes later, a heartbeat's, waits behind all of them
+ * (traced: docs/ats.md).  So a LUN's clone steps go one at a time, and
+ * no more than one of them waits on the inode; the locks are taken after
+ * the range locks, in the same order.
+ */
+static void vaai_copy_clone_lock(struct vaai_copy_locks *l)
+{
+	mutex_lock(&l->dev[0]->copies.clone);
+	if (l->dev[1])
+		mutex_lock_nested(&l->dev[1]->copies.clone, SINGLE_DEPTH_NESTING);
+}
+
+static void vaai_copy_clone_unlock(struct vaai_copy_locks *l)
+{
+	if (l->dev[1])
+		mutex_unlock(&l->dev[1]->copies.clone);
+	mutex_unlock(&l->dev[0]->copies.clone);
+}
+
 /* vfs_copy_file_range() until all n bytes are across. */
 static int vaai_copy_file_range(struct vaai_copy_job *job, loff_t spos,
 				loff_t dpos, loff_t n, unsigned int flags)
 {
+	bool clone = job->how == VAAI_COPY_CLONE;
 	struct vaai_copy_locks l;
 	int err = 0;
 
 	vaai_copy_lock_both(job, spos, dpos, n, &l);
+	if (clone)
+		vaai_copy_clone_lock(&l);
 	while (n) {
 		ssize_t ret = vfs_copy_file_range(job->sfile ?: job->src->file,
 						  spos, job->dst->file, dpos, n,
@@ -204,6 +231,8 @@ static int vaai_copy_file_range(struct vaai_copy_job *job, loff_t spos,
 		n -= ret;
 		vaai_copy_progress(job->xc, ret);
 	}
+	if (clone)
+		vaai_copy_clone_unlock(&l);
 	vaai_copy_unlock_both(&l);
 	return err;
 }

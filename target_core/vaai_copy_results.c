@@ -36,6 +36,7 @@ void vaai_copies_init(struct vaai_copies *cp)
 	spin_lock_init(&cp->lock);
 	INIT_LIST_HEAD(&cp->list);
 	atomic_set(&cp->nr_running, 0);
+	mutex_init(&cp->clone);
 }
 
 /* The device is going away: nothing runs on it any more. */
