@@ -134,8 +134,13 @@ def drop_lun(lun):
     """Remove lun, and its target if that leaves it with no LUN at all."""
     target = lun.parent_tpg.parent_target
     lun.delete()
-    if not any(list(tpg.luns) for tpg in target.tpgs):
+    if not has_luns(target):
         target.delete()
+
+
+def has_luns(target):
+    """Does any TPG of target still have a LUN?"""
+    return any(list(tpg.luns) for tpg in target.tpgs)
 
 
 def _scsi_driver(block):

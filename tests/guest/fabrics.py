@@ -18,7 +18,7 @@ import subprocess
 import time
 
 from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
-from vaai.export import drop_lun, export_loopback, find_disk, unexport
+from vaai.export import drop_lun, export_loopback, find_disk, has_luns, unexport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FABRICS_DIR = os.path.join(HERE, "..", "..", "fabrics")
@@ -68,7 +68,7 @@ class Loop:
                 drop_lun(lun)  # a fabric the test added
                 continue
             lun.delete()
-            if not _has_luns(target):
+            if not has_luns(target):
                 _SPARE.append(target)
 
     def close(self):
@@ -80,13 +80,9 @@ class Loop:
 _SPARE = []
 
 
-def _has_luns(target):
-    return any(list(tpg.luns) for tpg in target.tpgs)
-
-
 def _empty(target):
     """target still there (a test may have wiped LIO's configuration), with no LUN."""
-    return os.path.isdir(target.path) and not _has_luns(target)
+    return os.path.isdir(target.path) and not has_luns(target)
 
 
 def _spare_wwn():
