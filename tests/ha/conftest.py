@@ -67,9 +67,21 @@ class Node:
 
     def power_cut(self, timeout=60):
         """The rig kills the node's QEMU; when it did (time.time())."""
-        open(os.path.join(RIG, f"kill-{self.name}"), "w").close()
-        done = os.path.join(RIG, f"killed-{self.name}")
-        self.wait_for(done, "its power cut", timeout)
+        return self._power("kill", "killed", "its power cut", timeout)
+
+    def power_on(self, timeout=600):
+        """The rig boots the node again, its power cut before, and the node
+        is up (a fresh tests/ha/node.py: commands count from 1 again, and
+        nothing of its last boot runs); when the rig booted it."""
+        at = self._power("poweron", "powered", "powered on", 60)
+        self.seq = 0
+        self.wait_ready(timeout)
+        return at
+
+    def _power(self, ask, answer, what, timeout):
+        open(os.path.join(RIG, f"{ask}-{self.name}"), "w").close()
+        done = os.path.join(RIG, f"{answer}-{self.name}")
+        self.wait_for(done, what, timeout)
         with open(done) as f:
             return float(f.read())
 

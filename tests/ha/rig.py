@@ -13,7 +13,11 @@ The nodes run tests/ha/node.py, which runs what the initiator's tests hand
 it (tests/ha/conftest.py) through files under build/rig/ (--dir; the repository is
 every guest's, read-write).  The initiator runs the command given here; a
 test cuts a node's power by writing build/rig/kill-NODE, and the rig kills
-that node's QEMU and answers with build/rig/killed-NODE.
+that node's QEMU and answers with build/rig/killed-NODE; it powers a cut
+node on again by writing build/rig/poweron-NODE, and the rig boots it
+(its disks as they were at the cut) and answers with build/rig/powered-NODE.
+A node's earlier boots keep their files as NODE.bootN (its directory, and
+NODE.bootN-console.log, NODE.bootN.out).
 
 The run passes when the initiator's command does and no node showed kernel
 trouble.  Each guest's console is kept in build/rig/NAME-console.log.
@@ -22,6 +26,8 @@ Usage: rig.py --kver KVER [--timeout S] [--dir DIR] -- COMMAND [ARGS...]
 """
 
 import argparse
+import contextlib
+import glob
 import os
 import shutil
 import signal
@@ -73,7 +79,8 @@ def guest_links(name):
 
 def start(name, args, cmd, timeout, disks=()):
     """run.py for guest name, under the rig's lock, disks (its own, the
-    shared one) attached: the process."""
+    shared one) attached: the process.  Its console goes to
+    NAME-console.log, its output to NAME.out."""
     links, net = guest_links(name)
     argv = [
         sys.executable,
@@ -94,16 +101,39 @@ def start(name, args, cmd, timeout, disks=()):
         return subprocess.Popen([*argv, "--", *cmd], stdout=out, stderr=subprocess.STDOUT, env=env)
 
 
-def serve_kills(guests, initiator, rig):
+def set_aside(rig, name, boot):
+    """Node name's files of its boot'th boot (the one whose power was cut)
+    renamed NAME.bootN..., and a fresh directory for its next boot."""
+    for suffix in ("", "-console.log", ".out"):
+        with contextlib.suppress(FileNotFoundError):
+            os.rename(
+                os.path.join(rig, name + suffix), os.path.join(rig, f"{name}.boot{boot}{suffix}")
+            )
+    os.makedirs(os.path.join(rig, name))
+
+
+def serve_power(guests, initiator, rig, boot):
     """Until the initiator is done: cut a node's power when a test asks,
-    and tell the tests of a node that ended by itself (NODE/dead).  The
-    nodes whose power was cut, and those that ended by themselves."""
-    killed, dead = set(), set()
+    boot a cut node again (boot(name): its process) when a test asks, and
+    tell the tests of a node that ended by itself (NODE/dead).  The nodes
+    whose power was cut (and not on again), and those that ended by
+    themselves."""
+    killed, dead, boots = set(), set(), dict.fromkeys(NODES, 1)
     while initiator.poll() is None:
         for name in NODES:
-            if name in killed or name in dead:
+            if name in dead:
                 continue
-            if guests[name].poll() is not None:
+            if name in killed:
+                if os.path.exists(os.path.join(rig, f"poweron-{name}")):
+                    set_aside(rig, name, boots[name])
+                    boots[name] += 1
+                    for f in ("kill", "killed", "poweron"):
+                        os.unlink(os.path.join(rig, f"{f}-{name}"))
+                    guests[name] = boot(name)
+                    killed.discard(name)
+                    put(os.path.join(rig, f"powered-{name}"), f"{time.time():.3f}\n")
+                    print(f"rig: {name} powered on (boot {boots[name]})", flush=True)
+            elif guests[name].poll() is not None:
                 dead.add(name)
                 put(os.path.join(rig, name, "dead"), f"{guests[name].returncode}\n")
                 print(f"rig: {name} ended by itself ({guests[name].returncode})", flush=True)
@@ -117,6 +147,8 @@ def serve_kills(guests, initiator, rig):
                     print(f"rig: {name} was not cut clean ({rc})", flush=True)
                     continue
                 killed.add(name)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(rig, f"powered-{name}"))
                 put(os.path.join(rig, f"killed-{name}"), f"{time.time():.3f}\n")
                 print(f"rig: {name}'s power cut", flush=True)
         time.sleep(0.05)
@@ -170,13 +202,16 @@ def main(argv):
     guests = {}
     try:
         # the nodes outlive the initiator's timeout: it is the one that ends
-        for name in NODES:
+        def boot(name):
             disks = (images[name], images["shared"])
-            guests[name] = start(name, args, ["tests/ha/node.py", name], args.timeout + 300, disks)
+            return start(name, args, ["tests/ha/node.py", name], args.timeout + 300, disks)
+
+        for name in NODES:
+            guests[name] = boot(name)
         guests["initiator"] = start(
             "initiator", args, ["tests/vm/guest-test.sh", *cmd], args.timeout
         )
-        killed, dead = serve_kills(guests, guests["initiator"], rig)
+        killed, dead = serve_power(guests, guests["initiator"], rig, boot)
         rc = guests["initiator"].wait()
         rcs = stop_nodes(guests, killed, rig)
     finally:
@@ -184,8 +219,9 @@ def main(argv):
             if g.poll() is None:
                 g.send_signal(signal.SIGTERM)
                 g.wait()
-    for name in ("initiator", *NODES):
-        with open(os.path.join(rig, f"{name}.out")) as f:
+    for out in sorted(glob.glob(os.path.join(rig, "*.out"))):
+        name = os.path.basename(out)[: -len(".out")]
+        with open(out) as f:
             text = f.read()
         print(f"--- {name} ({os.path.join(rig, name + '-console.log')})")
         print(text.rstrip())

@@ -73,7 +73,7 @@ def test_a_node_runs_each_command_once_in_order_until_told_to_end(tmp_path):
 
 
 class FakeGuest:
-    """A run.py as serve_kills sees it: ends by itself after `ends` polls
+    """A run.py as serve_power sees it: ends by itself after `ends` polls
     with `rc`, or on SIGTERM with `on_term`."""
 
     def __init__(self, ends=None, rc=0, on_term=None):
@@ -92,6 +92,10 @@ class FakeGuest:
         return self.returncode
 
 
+def no_boot(name):
+    raise AssertionError(f"{name} booted, not asked to")
+
+
 def test_the_rig_cuts_a_node_asked_for_and_reports_the_ones_that_end(tmp_path, monkeypatch):
     monkeypatch.setattr(rig.time, "sleep", lambda s: None)
     for name in rig.NODES:
@@ -102,7 +106,7 @@ def test_the_rig_cuts_a_node_asked_for_and_reports_the_ones_that_end(tmp_path, m
         "node2": FakeGuest(ends=2, rc=1),  # a crash of its own
     }
     initiator = FakeGuest(ends=5)
-    killed, dead = rig.serve_kills(guests, initiator, str(tmp_path))
+    killed, dead = rig.serve_power(guests, initiator, str(tmp_path), no_boot)
     assert (killed, dead) == ({"node1"}, {"node2"})
     assert float((tmp_path / "killed-node1").read_text()) > 0
     assert (tmp_path / "node2" / "dead").read_text() == "1\n"
@@ -114,7 +118,68 @@ def test_a_cut_that_finds_trouble_is_no_clean_cut(tmp_path, monkeypatch):
         (tmp_path / name).mkdir()
     (tmp_path / "kill-node2").touch()
     guests = {"node1": FakeGuest(), "node2": FakeGuest(on_term=1)}
-    killed, dead = rig.serve_kills(guests, FakeGuest(ends=3), str(tmp_path))
+    killed, dead = rig.serve_power(guests, FakeGuest(ends=3), str(tmp_path), no_boot)
     assert (killed, dead) == (set(), {"node2"})
     assert not (tmp_path / "killed-node2").exists()
     assert (tmp_path / "node2" / "dead").read_text() == "1\n"
+
+
+class Initiator(FakeGuest):
+    """The initiator's tests: at each poll, the next of asks (a file the
+    tests write for the rig, or None) is written first; done after the
+    last."""
+
+    def __init__(self, asks):
+        super().__init__(ends=len(asks) + 1)
+        self.asks = asks
+
+    def poll(self):
+        if self.polls < len(self.asks) and self.asks[self.polls]:
+            self.asks[self.polls].touch()
+        return super().poll()
+
+
+def test_the_rig_powers_a_cut_node_on_again_and_keeps_its_first_boot(tmp_path, monkeypatch):
+    monkeypatch.setattr(rig.time, "sleep", lambda s: None)
+    for name in rig.NODES:
+        (tmp_path / name).mkdir()
+    (tmp_path / "node1" / "res.1").write_text("0\n")
+    (tmp_path / "node1-console.log").write_text("first boot\n")
+    (tmp_path / "node1.out").write_text("first boot's output\n")
+    booted = []
+
+    def boot(name):
+        booted.append((name, FakeGuest()))
+        return booted[-1][1]
+
+    guests = {"node1": FakeGuest(on_term=rig.run.POWER_CUT), "node2": FakeGuest()}
+    asks = [tmp_path / "kill-node1", None, tmp_path / "poweron-node1", None]
+    killed, dead = rig.serve_power(guests, Initiator(asks), str(tmp_path), boot)
+    assert (killed, dead) == (set(), set())
+    assert [name for name, _ in booted] == ["node1"]
+    assert guests["node1"] is booted[0][1]
+    assert float((tmp_path / "powered-node1").read_text()) > 0
+    for gone in ("kill-node1", "killed-node1", "poweron-node1"):
+        assert not (tmp_path / gone).exists(), gone
+    # the first boot's files set aside, a fresh directory for the second
+    assert (tmp_path / "node1.boot1" / "res.1").read_text() == "0\n"
+    assert (tmp_path / "node1.boot1-console.log").read_text() == "first boot\n"
+    assert (tmp_path / "node1.boot1.out").read_text() == "first boot's output\n"
+    assert list((tmp_path / "node1").iterdir()) == []
+
+
+def test_a_node_powered_on_again_can_be_cut_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(rig.time, "sleep", lambda s: None)
+    for name in rig.NODES:
+        (tmp_path / name).mkdir()
+    guests = {"node1": FakeGuest(), "node2": FakeGuest(on_term=rig.run.POWER_CUT)}
+    asks = [tmp_path / "kill-node2", tmp_path / "poweron-node2", tmp_path / "kill-node2", None]
+
+    def boot(name):
+        return FakeGuest(on_term=rig.run.POWER_CUT)
+
+    killed, dead = rig.serve_power(guests, Initiator(asks), str(tmp_path), boot)
+    assert (killed, dead) == ({"node2"}, set())
+    assert (tmp_path / "killed-node2").exists()
+    assert not (tmp_path / "powered-node2").exists()
+    assert (tmp_path / "node2.boot1").is_dir()
