@@ -40,7 +40,14 @@ BLOCKS = 2048  # the writer's 8 MiB, written round and round
 class Writer(threading.Thread):
     """Writes block i with (round, i) stamps through dev, O_DIRECT, until
     stopped; what each block last held when acknowledged, errors, the
-    longest a write took and when it began."""
+    longest a write took and when it began.
+
+    A VM's writes, not a flood: one every PACE s at most.  Unpaced, the
+    writes after a failover to DRBD's survivor, which writes its own disk
+    alone, went round all BLOCKS within seconds, before the test could
+    see node 2's last ones (2026-11-30)."""
+
+    PACE = 0.02
 
     def __init__(self, dev):
         super().__init__(daemon=True)
@@ -75,6 +82,7 @@ class Writer(threading.Thread):
                         self.longest, self.longest_at = took, t
                     self.acked[i] = stamp
                     self.count += 1
+                    time.sleep(max(0.0, self.PACE - took))
         finally:
             os.close(fd)
 
