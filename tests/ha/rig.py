@@ -133,6 +133,10 @@ def serve_power(guests, initiator, rig, boot):
                     killed.discard(name)
                     put(os.path.join(rig, f"powered-{name}"), f"{time.time():.3f}\n")
                     print(f"rig: {name} powered on (boot {boots[name]})", flush=True)
+            elif os.path.exists(os.path.join(rig, f"poweron-{name}")):
+                # on already: the ask is dropped, not kept for its next cut
+                os.unlink(os.path.join(rig, f"poweron-{name}"))
+                print(f"rig: {name} asked to power on, and it is on", flush=True)
             elif guests[name].poll() is not None:
                 dead.add(name)
                 put(os.path.join(rig, name, "dead"), f"{guests[name].returncode}\n")

@@ -183,3 +183,15 @@ def test_a_node_powered_on_again_can_be_cut_again(tmp_path, monkeypatch):
     assert (tmp_path / "killed-node2").exists()
     assert not (tmp_path / "powered-node2").exists()
     assert (tmp_path / "node2.boot1").is_dir()
+
+
+def test_a_node_that_is_on_is_not_powered_on_at_its_next_cut(tmp_path, monkeypatch):
+    monkeypatch.setattr(rig.time, "sleep", lambda s: None)
+    for name in rig.NODES:
+        (tmp_path / name).mkdir()
+    guests = {"node1": FakeGuest(on_term=rig.run.POWER_CUT), "node2": FakeGuest()}
+    asks = [tmp_path / "poweron-node1", tmp_path / "kill-node1", None]
+    killed, dead = rig.serve_power(guests, Initiator(asks), str(tmp_path), no_boot)
+    assert (killed, dead) == ({"node1"}, set())
+    assert not (tmp_path / "poweron-node1").exists()
+    assert not (tmp_path / "powered-node1").exists()
