@@ -68,8 +68,9 @@ help:
 	@echo "                suites)"
 	@echo "make test-ha    the two-node rig (tests/ha): three guests, a pair on a"
 	@echo "                shared disk and on DRBD, by hand and under Pacemaker, a"
-	@echo "                planned switchover and a power cut under I/O and copies;"
-	@echo "                ocf-tester on the resource agent first, in a guest"
+	@echo "                planned switchover and a power cut under I/O and copies,"
+	@echo "                under Pacemaker the fenced node's return; ocf-tester on"
+	@echo "                the resource agent first, in a guest"
 	@echo "make test-rig   the rig's HA_TESTS without installing the cluster's packages"
 	@echo "make test-cross the VAAI primitives on 6.12, the other commands on 7.2"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
@@ -192,7 +193,7 @@ HA_TESTS = tests/ha/test_shared_disk.py tests/ha/test_drbd.py tests/ha/test_pace
 HA_CI_TESTS = tests/ha/test_shared_disk.py
 # seconds a test's rig may run before it is stopped (a hang fails, its
 # consoles kept)
-RIG_TIMEOUT ?= 1500
+RIG_TIMEOUT ?= 2700
 test-ha:
 	tests/vm/deps.sh ha
 	$(MAKE) test-guest KERNELRELEASE=$(HA_KERNEL) TESTS=tests/guest/test_ocf_pair.py

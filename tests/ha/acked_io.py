@@ -38,9 +38,11 @@ BLOCKS = 2048  # the writer's 8 MiB, written round and round
 
 
 class Writer(threading.Thread):
-    """Writes block i with (round, i) stamps through dev, O_DIRECT, until
-    stopped; what each block last held when acknowledged, errors, the
-    longest a write took and when it began.
+    """Writes block i with (round, i) stamps through dev, O_DIRECT, block
+    after block round and round, until stopped; what each block last held
+    when acknowledged, errors, the longest a write took and when it
+    began.  after: a writer stopped before, this one carrying on where it
+    stopped, with what it had acknowledged.
 
     A VM's writes, not a flood: one every PACE s at most.  Unpaced, the
     writes after a failover to DRBD's survivor, which writes its own disk
@@ -49,10 +51,14 @@ class Writer(threading.Thread):
 
     PACE = 0.02
 
-    def __init__(self, dev):
+    def __init__(self, dev, after=None):
         super().__init__(daemon=True)
-        self.dev, self.stop, self.acked, self.errors, self.rounds = dev, False, {}, [], 0
+        self.dev, self.stop, self.errors = dev, False, []
         self.longest, self.longest_at, self.count = 0.0, 0.0, 0
+        if after:
+            self.rounds, self.next, self.acked = after.rounds, after.next, dict(after.acked)
+        else:
+            self.rounds, self.next, self.acked = 0, 0, {}
 
     def run(self):
         try:
@@ -65,24 +71,24 @@ class Writer(threading.Thread):
         buf = mmap.mmap(-1, BLOCK)
         try:
             while not self.stop:
-                self.rounds += 1
-                for i in range(BLOCKS):
-                    if self.stop:
-                        break
-                    stamp = f"round {self.rounds} block {i}".encode().ljust(BLOCK, b".")
-                    buf[:] = stamp
-                    t = time.monotonic()
-                    try:
-                        os.pwrite(fd, buf, i * BLOCK)
-                    except OSError as e:
-                        self.errors.append((i, e))
-                        return
-                    took = time.monotonic() - t
-                    if took > self.longest:
-                        self.longest, self.longest_at = took, t
-                    self.acked[i] = stamp
-                    self.count += 1
-                    time.sleep(max(0.0, self.PACE - took))
+                i = self.next
+                if i == 0:
+                    self.rounds += 1
+                stamp = f"round {self.rounds} block {i}".encode().ljust(BLOCK, b".")
+                buf[:] = stamp
+                t = time.monotonic()
+                try:
+                    os.pwrite(fd, buf, i * BLOCK)
+                except OSError as e:
+                    self.errors.append((i, e))
+                    return
+                took = time.monotonic() - t
+                if took > self.longest:
+                    self.longest, self.longest_at = took, t
+                self.acked[i] = stamp
+                self.count += 1
+                self.next = (i + 1) % BLOCKS
+                time.sleep(max(0.0, self.PACE - took))
         finally:
             os.close(fd)
 
@@ -115,16 +121,18 @@ class Heartbeat(threading.Thread):
     the block holding that command's data means it was.  Stopping waits
     for the generation under way.  last: what the block held when last
     acknowledged; longest: the most a generation took from first try to
-    acknowledgement."""
+    acknowledgement.  after: a heartbeat of this slot stopped before, this
+    one carrying on from its last generation."""
 
     SIZE = 512
     GIVE_UP = 120
 
-    def __init__(self, dev, lba, label, interval=0.2):
+    def __init__(self, dev, lba, label, interval=0.2, after=None):
         super().__init__(daemon=True)
         self.dev, self.lba, self.label, self.interval = dev, lba, label, interval
-        self.stop, self.errors, self.gen, self.retries, self.longest = False, [], 0, 0, 0.0
-        self.last = self.data(0)
+        self.stop, self.errors, self.retries, self.longest = False, [], 0, 0.0
+        self.gen = after.gen if after else 0
+        self.last = self.data(self.gen)
 
     def data(self, gen):
         return f"{self.label} generation {gen}".encode().ljust(self.SIZE, b".")
@@ -193,11 +201,13 @@ class Copier(threading.Thread):
     TOKEN INFORMATION, WRITE USING TOKEN) send them, one after another
     until stopped: copy n goes to destination slot n % SLOTS of the area
     under way (nblocks of BS each, from dst on: area 0, then area 1), from
-    the source the slot's previous copy was not from (sources[(n // SLOTS)
-    % 2]; the sources do not change), so a copy that stopped halfway, or
-    one acknowledged and lost, leaves its slot as neither or as before.  A
+    the source the slot's last acknowledged copy was not from (the
+    sources do not change), so a copy that stopped halfway, or one
+    acknowledged and lost, leaves its slot as neither or as before.  A
     test moves to area 1 at a power cut: what was copied before it is
-    still there to be checked after.
+    still there to be checked after.  after: a copier of this kind
+    stopped before, this one carrying on (in area 0) with what it had
+    acknowledged in every slot.
 
     Each copy is sent again until done, as hosts do, for GIVE_UP s at
     most: after a unit attention, NOT READY, ABORTED COMMAND, COPY ABORTED,
@@ -214,18 +224,21 @@ class Copier(threading.Thread):
     SLOTS = 4
     GIVE_UP = 120
 
-    def __init__(self, dev, kind, sources, dst, nblocks, list_id=0x5100):
+    def __init__(self, dev, kind, sources, dst, nblocks, list_id=0x5100, after=None):
         super().__init__(daemon=True)
         self.dev, self.kind, self.sources, self.dst = dev, kind, sources, dst
         self.label = kind  # as a Heartbeat's, in error reports
         self.nblocks, self.list_id = nblocks, list_id
         self.slow = "xcopy" if kind == "xcopy" else "wut"  # the command that copies
-        self.stop, self.errors, self.count, self.restarts = False, [], 0, 0
+        self.stop, self.errors, self.restarts = False, [], 0
         self.lost, self.took, self.current = [], {}, None
         self.area = 0
-        self.acked = {}  # slot: the source its last acknowledged copy was of
         self.naa = naa_of(dev) if kind == "xcopy" else None
-        self.tokens = 0  # POPULATE TOKENs sent: each its own list identifier
+        # slot: the source its last acknowledged copy was of; POPULATE
+        # TOKENs sent (each its own list identifier); copies done
+        self.acked, self.tokens, self.count = {}, 0, 0
+        if after:
+            self.acked, self.tokens, self.count = dict(after.acked), after.tokens, after.count
 
     def send(self, name, cdb_fn):
         """The answer to a command; None when none came (the ioctl failed,
@@ -253,7 +266,8 @@ class Copier(threading.Thread):
 
     def copy(self, n):
         slot = self.area * self.SLOTS + n % self.SLOTS
-        src, dst = self.sources[(n // self.SLOTS) % 2], self.dst + slot * self.nblocks
+        src = self.sources[self.acked.get(slot) == self.sources[0]]
+        dst = self.dst + slot * self.nblocks
         began, self.last = time.monotonic(), None
         step = self.xcopy if self.kind == "xcopy" else self.odx
         while not step(src, dst):

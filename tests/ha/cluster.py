@@ -9,6 +9,7 @@ import os
 from shlex import quote
 from xml.sax.saxutils import quoteattr
 
+import drbd
 from failover import IQN, SERIAL, initiator_name, multipathed, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -143,6 +144,25 @@ def move(node, to):
     node.sh(f"crm_resource --move --resource {CLONE} --node node{to} --promoted")
 
 
+def clear_moves(node):
+    """The constraints moves left behind gone (`crm_resource --clear`), as
+    an admin does once a move is done: a node a move was to would be
+    promoted again as soon as it is back."""
+    node.sh(f"crm_resource --clear --resource {CLONE}")
+
+
+def join(node, drbd_handlers=None):
+    """Node, booted again after it was fenced, back in the cluster as its
+    admin brings it: DRBD's configuration in place (drbd_handlers given:
+    with the fence handlers or not) for the cluster's DRBD agent to bring
+    the resource up, then corosync and Pacemaker.  The cluster does the
+    rest: DRBD resyncs, and the pair's half starts (standby)."""
+    if drbd_handlers is not None:
+        drbd.configure(node, drbd_handlers)
+    node.sh(f"{CLUSTER_SH} start")
+    node.sh(f"{CLUSTER_SH} wait node1 node2", timeout=600)
+
+
 def shows(node, n, state):
     """Does node report node n's group in state (vaaictl pair show)?"""
     out = node.vaaictl("pair", "ha", "show", check=False)
@@ -151,10 +171,13 @@ def shows(node, n, state):
 
 class ByPacemaker:
     """switch: the cluster moves the promoted role; take_over: nothing
-    but waiting, the cluster fences the dead node and promotes the other."""
+    but waiting, the cluster fences the dead node and promotes the other;
+    rejoin: the fenced node, booted again, joins the cluster, which
+    starts its half (on DRBD, if drbd, with the fence handlers);
+    settle: the moves' constraints cleared."""
 
-    def __init__(self, nodes):
-        self.nodes = nodes
+    def __init__(self, nodes, drbd=False):
+        self.nodes, self.drbd = nodes, drbd
 
     def switch(self, to):
         move(self.nodes[0], to)
@@ -165,6 +188,19 @@ class ByPacemaker:
         wait_for(
             f"node {survivor} promoted by the cluster", lambda: shows(node, survivor, "active"), 300
         )
+
+    def settle(self):
+        clear_moves(self.nodes[0])
+
+    def rejoin(self, n):
+        node = self.nodes[n - 1]
+        join(node, drbd_handlers=True if self.drbd else None)
+        if self.drbd:
+            wait_for(
+                f"{node.name}: DRBD resynced",
+                lambda: drbd.state(node, "dstate") == "UpToDate/UpToDate",
+                timeout=900,
+            )
 
 
 @contextlib.contextmanager

@@ -135,6 +135,26 @@ def moving_on(w, slots, copiers, what, timeout=60):
         )
 
 
+@contextlib.contextmanager
+def running(w, slots, copiers, what):
+    """The writer, ATS slots and copiers started; on leaving, stopped and
+    waited for (a generation or copy under way is seen through), none
+    stuck and none failed."""
+    threads = (w, *slots, *copiers)
+    for t in threads:
+        t.start()
+    try:
+        yield
+    finally:
+        for t in threads:
+            t.stop = True
+        for t in threads:
+            t.join(Heartbeat.GIVE_UP + 30)
+    for t in threads:
+        assert not t.is_alive(), f"{t} still waits {what}"
+    no_errors(w, (*slots, *copiers))
+
+
 def median(took):
     took = sorted(took)
     return took[len(took) // 2] if took else 0.0
@@ -163,7 +183,9 @@ def cut_point(copiers):
 
 
 def switchover_then_power_cut(nodes, served, driver, label):
-    """The scenario; what it measured, printed as label."""
+    """The scenario; what it measured, printed as label.  The writer, the
+    ATS slots and the copiers, stopped (tests/ha/rejoin.py carries on
+    from them)."""
     dev, disks, wwid = served
     assert serving(wwid, disks[1]), show(wwid)
     slots = (Heartbeat(dev, HEARTBEAT, "heartbeat"), Heartbeat(dev, LOCK, "lock", interval=1))
@@ -176,10 +198,7 @@ def switchover_then_power_cut(nodes, served, driver, label):
         Copier(dev, "xcopy", XCOPY_SRC, XCOPY_DST, COPY_BLOCKS),
         Copier(dev, "odx", ODX_SRC, ODX_DST, COPY_BLOCKS),
     )
-    threads = (w, *slots, *copiers)
-    for t in threads:
-        t.start()
-    try:
+    with running(w, slots, copiers, "after the failover"):
         moving_on(w, slots, copiers, "through node 1")
 
         # planned switchover: node 1 stands by, node 2 serves
@@ -205,14 +224,6 @@ def switchover_then_power_cut(nodes, served, driver, label):
         promoted = time.monotonic() - began
         wait_for("multipath on node 1's path", lambda: serving(wwid, disks[1]), timeout=120)
         moving_on(w, slots, copiers, "through node 1 again", timeout=120)
-    finally:
-        for t in threads:
-            t.stop = True
-        for t in threads:
-            t.join(Heartbeat.GIVE_UP + 30)
-    for t in threads:
-        assert not t.is_alive(), f"{t} still waits after the failover"
-    no_errors(w, (*slots, *copiers))
     # a command of each copier's was in flight at the cut, and its copy
     # sent again (as hosts do) and done; every slot holds its last copy,
     # node 2's among them
@@ -248,3 +259,4 @@ def switchover_then_power_cut(nodes, served, driver, label):
             for c in copiers
         )
     )
+    return w, slots, copiers

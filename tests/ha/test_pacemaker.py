@@ -10,6 +10,7 @@ import cluster
 import pytest
 from conftest import SHARED_DISK
 from failover import switchover_then_power_cut
+from rejoin import fenced_node_returns
 
 
 @pytest.fixture(scope="module")
@@ -18,5 +19,7 @@ def served(nodes):
         yield served
 
 
-def test_switchover_then_power_loss(nodes, served):
-    switchover_then_power_cut(nodes, served, cluster.ByPacemaker(nodes), "ha-pacemaker")
+def test_switchover_power_loss_and_return(nodes, served):
+    driver = cluster.ByPacemaker(nodes)
+    io = switchover_then_power_cut(nodes, served, driver, "ha-pacemaker")
+    fenced_node_returns(nodes, served, driver, io, "ha-pacemaker")
