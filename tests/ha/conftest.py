@@ -79,7 +79,9 @@ class Node:
         return at
 
     def _power(self, ask, answer, what, timeout):
-        open(os.path.join(RIG, f"{ask}-{self.name}"), "w").close()
+        # written whole and renamed: the rig may act on it, and remove
+        # it, while an open() over 9p is still under way
+        put(os.path.join(RIG, f"{ask}-{self.name}"), "")
         done = os.path.join(RIG, f"{answer}-{self.name}")
         self.wait_for(done, what, timeout)
         with open(done) as f:
