@@ -39,7 +39,7 @@ static size_t vaai_sg_bvec_walk(struct scatterlist *sgl, unsigned int nents,
 					(size_t)bv[i].bv_len - in_page);
 			u8 *medium = kmap_local_page(bv[i].bv_page);
 			size_t k = fn((const u8 *)miter.addr + done,
-				      medium + in_page, n);
+				      medium + bv[i].bv_offset + in_page, n);
 
 			kunmap_local(medium);
 			if (k < n) {
@@ -100,7 +100,8 @@ size_t vaai_compare_pattern(const u8 *block, u32 bs, struct bio_vec *bv,
 	for (i = 0; off < len; i++) {
 		u8 *medium = kmap_local_page(bv[i].bv_page);
 		size_t n = min_t(size_t, bv[i].bv_len, len - off);
-		size_t k = vaai_diff_pattern(block, bs, off, medium, n);
+		size_t k = vaai_diff_pattern(block, bs, off,
+					     medium + bv[i].bv_offset, n);
 
 		kunmap_local(medium);
 		if (k < n)
