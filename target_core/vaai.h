@@ -247,6 +247,7 @@ struct vaai_dev {
 	struct file *file;
 	loff_t nr_bytes;		/* capacity in bytes */
 	u32 min_block;			/* smallest block the store can address */
+	u32 dma_align;			/* mask a buffer's address must clear */
 	u32 unmap_unit;			/* store's deallocation unit, bytes; 0: none */
 	bool lbprz;			/* deallocated blocks read back as zeros */
 	bool created;			/* we created the backing file */
@@ -330,6 +331,17 @@ bool vaai_dev_is_ours(struct se_device *dev);
 struct vaai_io *vaai_io_alloc(struct se_cmd *cmd);
 struct bio_vec *vaai_pages_alloc(size_t len, unsigned int *nr);
 void vaai_pages_free(struct bio_vec *bv, unsigned int nr);
+
+/* A buffer the backend reads the medium into (vaai_rw.c). */
+struct vaai_buf {
+	struct bio_vec *bv;
+	unsigned int nr;
+	struct bio_vec one;		/* bv when small is set */
+	void *small;			/* kmalloc()ed, up to a page */
+};
+
+int vaai_buf_alloc(struct vaai_dev *vdev, struct vaai_buf *b, size_t len);
+void vaai_buf_free(struct vaai_buf *b);
 void vaai_io_lock(struct vaai_io *io, loff_t pos, loff_t len, bool excl);
 void vaai_io_unlock(struct vaai_io *io);
 void vaai_io_finish(struct vaai_io *io);

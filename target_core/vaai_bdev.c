@@ -19,6 +19,7 @@ static int vaai_bdev_open(struct vaai_dev *vdev)
 
 	vdev->bdev.bdev = bdev;
 	vdev->min_block = bdev_logical_block_size(bdev);
+	vdev->dma_align = bdev_dma_alignment(bdev);
 	vdev->dev.dev_attrib.is_nonrot = vaai_bdev_nonrot(bdev);
 	/*
 	 * UNMAP is a write-zeroes that may deallocate where the device has

@@ -73,28 +73,25 @@ static void vaai_caw_work(struct vaai_io *io)
 {
 	struct vaai_dev *vdev = io->vdev;
 	struct se_cmd *cmd = io->cmd;
-	struct bio_vec *medium;
-	unsigned int nr;
+	struct vaai_buf medium;
 	size_t diff;
 	int ret;
 
-	medium = vaai_pages_alloc(io->len, &nr);
-	if (!medium) {
-		ret = -ENOMEM;
+	ret = vaai_buf_alloc(vdev, &medium, io->len);
+	if (ret)
 		goto out_done;
-	}
 	vaai_io_lock(io, io->pos, io->len, true);
-	ret = vdev->store->xfer_bvec(vdev, false, io->pos, medium, nr, io->len,
-				     false);
+	ret = vdev->store->xfer_bvec(vdev, false, io->pos, medium.bv, medium.nr,
+				     io->len, false);
 	if (ret) {
 		io->write = false;	/* nothing written: a read error */
 		goto out_free;
 	}
 
-	diff = vaai_compare_sg(cmd->t_data_sg, cmd->t_data_nents, 0, medium,
+	diff = vaai_compare_sg(cmd->t_data_sg, cmd->t_data_nents, 0, medium.bv,
 			       io->len);
 	if (diff != io->len) {
-		vaai_pages_free(medium, nr);
+		vaai_buf_free(&medium);
 		atomic64_inc(&vdev->stats.ats_miscompare);
 		vaai_io_finish(io);
 		vaai_cmd_complete_miscompare(cmd, diff);
@@ -109,7 +106,7 @@ static void vaai_caw_work(struct vaai_io *io)
 	}
 
 out_free:
-	vaai_pages_free(medium, nr);
+	vaai_buf_free(&medium);
 out_done:
 	if (ret)
 		atomic64_inc(&vdev->stats.ats_failed);

@@ -4,9 +4,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/slab.h>
 #include <linux/bvec.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include <scsi/scsi_proto.h>
 
 #include "vaai.h"
@@ -75,6 +77,43 @@ struct bio_vec *vaai_pages_alloc(size_t len, unsigned int *nr)
 		bv[i].bv_offset = 0;
 	}
 	return bv;
+}
+
+/*
+ * A buffer for len bytes of vdev's medium to be read into.  Up to a page it
+ * is one kmalloc()ed piece rather than a page of its own, which
+ * init_on_alloc would clear whole for a heartbeat's 512 bytes.  Sized to a
+ * power of two, which kmalloc() aligns naturally: it never crosses a page,
+ * suits direct I/O, and is used only where that alignment meets the
+ * device's DMA alignment.  Slab memory may not be handed to anything that
+ * takes page references (a network store's send): read into, compared,
+ * freed.
+ */
+int vaai_buf_alloc(struct vaai_dev *vdev, struct vaai_buf *b, size_t len)
+{
+	size_t size = roundup_pow_of_two(len);
+
+	b->small = NULL;
+	if (size <= PAGE_SIZE && size > vdev->dma_align)
+		b->small = kmalloc(size, GFP_NOIO);
+	if (!b->small) {
+		b->bv = vaai_pages_alloc(len, &b->nr);
+		return b->bv ? 0 : -ENOMEM;
+	}
+	b->one.bv_page = virt_to_page(b->small);
+	b->one.bv_offset = offset_in_page(b->small);
+	b->one.bv_len = len;
+	b->bv = &b->one;
+	b->nr = 1;
+	return 0;
+}
+
+void vaai_buf_free(struct vaai_buf *b)
+{
+	if (b->small)
+		kfree(b->small);
+	else
+		vaai_pages_free(b->bv, b->nr);
 }
 
 /* Hold [pos, pos + len) for this request until it finishes; may sleep. */
