@@ -21,15 +21,22 @@
 
 #define VAAI_CAW_FUA		0x08	/* CDB byte 1 */
 
-/* bio_vecs over the write half of the data-out: bytes [skip, skip + len). */
-static struct bio_vec *vaai_caw_write_bvecs(struct se_cmd *cmd, size_t skip,
+/*
+ * bio_vecs over the write half of the data-out: bytes [skip, skip + len).
+ * A heartbeat's few pages are described in io's own bio_vecs.
+ */
+static struct bio_vec *vaai_caw_write_bvecs(struct vaai_io *io, size_t skip,
 					    size_t len, unsigned int *nr)
 {
+	struct se_cmd *cmd = io->cmd;
 	struct scatterlist *sg;
 	struct bio_vec *bv;
 	unsigned int i;
 
-	bv = kmalloc_array(cmd->t_data_nents, sizeof(*bv), GFP_NOIO);
+	if (cmd->t_data_nents <= ARRAY_SIZE(io->inline_bvec))
+		bv = io->inline_bvec;
+	else
+		bv = kmalloc_array(cmd->t_data_nents, sizeof(*bv), GFP_NOIO);
 	if (!bv)
 		return NULL;
 	*nr = 0;
@@ -60,12 +67,13 @@ static int vaai_caw_write(struct vaai_io *io)
 	unsigned int nr;
 	int ret;
 
-	bv = vaai_caw_write_bvecs(io->cmd, io->len, io->len, &nr);
+	bv = vaai_caw_write_bvecs(io, io->len, io->len, &nr);
 	if (!bv)
 		return -ENOMEM;
 	ret = io->vdev->store->xfer_bvec(io->vdev, true, io->pos, bv, nr,
 					 io->len, io->fua);
-	kfree(bv);
+	if (bv != io->inline_bvec)
+		kfree(bv);
 	return ret;
 }
 
