@@ -199,20 +199,33 @@ static int vaai_bdev_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
 	return blkdev_issue_flush(vdev->bdev.bdev);
 }
 
+/*
+ * A bio of a few segments on the caller's stack: a heartbeat's read and
+ * write take nothing from the bio pool.
+ */
+#define VAAI_BDEV_STACK_VECS	4
+
 /* Synchronous transfer of len bytes (pattern writes, COMPARE AND WRITE). */
 static int vaai_bdev_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
 			       struct bio_vec *bv, unsigned int nr, size_t len,
 			       bool fua)
 {
 	blk_opf_t opf = write ? REQ_OP_WRITE | (fua ? REQ_FUA : 0) : REQ_OP_READ;
+	struct bio_vec stack_vecs[VAAI_BDEV_STACK_VECS];
+	struct block_device *bdev = vdev->bdev.bdev;
+	struct bio stack_bio, *bio;
 	unsigned int i = 0;
 	int ret = 0;
 
 	while (len && !ret) {
-		struct bio *bio = bio_alloc(vdev->bdev.bdev,
-					    min_t(unsigned int, nr - i, BIO_MAX_VECS),
-					    opf, GFP_NOIO);
+		unsigned int want = min_t(unsigned int, nr - i, BIO_MAX_VECS);
 
+		if (want <= VAAI_BDEV_STACK_VECS) {
+			bio = &stack_bio;
+			bio_init(bio, bdev, stack_vecs, want, opf);
+		} else {
+			bio = bio_alloc(bdev, want, opf, GFP_NOIO);
+		}
 		bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
 		for (; i < nr && len; i++) {
 			unsigned int n = min_t(size_t, bv[i].bv_len, len);
@@ -223,7 +236,10 @@ static int vaai_bdev_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
 			len -= n;
 		}
 		ret = submit_bio_wait(bio);
-		bio_put(bio);
+		if (bio == &stack_bio)
+			bio_uninit(bio);
+		else
+			bio_put(bio);
 	}
 	return ret;
 }
