@@ -116,11 +116,11 @@ void vaai_buf_free(struct vaai_buf *b)
 		vaai_pages_free(b->bv, b->nr);
 }
 
-/* Hold [pos, pos + len) for this request until it finishes; may sleep. */
 /*
- * Lock [pos, +len) for io.  A write, WRITE SAME or UNMAP then cancels the
- * change-vulnerable tokens on it; those taking an exclusive lock (COMPARE AND
- * WRITE, ORWRITE) do that themselves, once they know they write.
+ * Hold [pos, pos + len) for io until it finishes; may sleep.  A write,
+ * WRITE SAME or UNMAP then cancels the change-vulnerable tokens on it;
+ * those taking an exclusive lock (COMPARE AND WRITE, ORWRITE) do that
+ * themselves, once they know they write.
  */
 void vaai_io_lock(struct vaai_io *io, loff_t pos, loff_t len, bool excl)
 {
