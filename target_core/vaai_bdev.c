@@ -235,7 +235,8 @@ static int vaai_bdev_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
 			pos += n;
 			len -= n;
 		}
-		ret = submit_bio_wait(bio);
+		/* nothing went in (bv shorter than len): no bio would ever */
+		ret = bio->bi_iter.bi_size ? submit_bio_wait(bio) : -EIO;
 		if (bio == &stack_bio)
 			bio_uninit(bio);
 		else
