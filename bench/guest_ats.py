@@ -181,6 +181,12 @@ def counter(lun):
     return struct.unpack_from("<Q", read_blocks(lun.sg, BEAT_LBA, 1, 512).data)[0]
 
 
+def percentile(lat, q):
+    """The q-th quantile of the sorted latencies lat, as point() and the
+    pooled figures take it."""
+    return lat[len(lat) // 2] if q == 0.5 else lat[int(q * (len(lat) - 1))]
+
+
 def point(lun, stream, seconds, trace=None):
     """The heartbeat's figures beside stream: beats, p50/p99/max in µs, the
     stream's MB/s, and with trace (an ats_trace.Trace) where the beats'
@@ -210,10 +216,11 @@ def point(lun, stream, seconds, trace=None):
         raise RuntimeError(f"the heartbeat block lost a beat: {before} + {len(lat)}")
     out = {
         "beats": len(lat),
-        "p50_us": lat[len(lat) // 2],
-        "p99_us": lat[int(0.99 * (len(lat) - 1))],
+        "p50_us": percentile(lat, 0.5),
+        "p99_us": percentile(lat, 0.99),
         "max_us": lat[-1],
         "stream_mbps": mbps,
+        "lat_us": [round(x) for x in lat],
     }
     if trace:
         out["trace"] = ats_trace.summary(beats)
@@ -383,11 +390,21 @@ def bench_meta(args, **more):
     }
 
 
+def pooled(rounds, who):
+    """who's beats of every round together: their count, p50 and p99.  A
+    p99 of one round's few hundred beats is its few slowest, which differ
+    more from round to round than ours from LIO's."""
+    lat = sorted(x for rd in rounds for x in rd[who]["lat_us"])
+    return {"beats": len(lat), "p50_us": percentile(lat, 0.5), "p99_us": percentile(lat, 0.99)}
+
+
 def measure_stores(out, meta, stores, run, worst=()):
     """run(store) -> {stream: [round, ...]} for each store, on the RAM
     disks (ram0 holds the file store's XFS, ram1 and ram2 are the block
     LUNs); out rewritten after each store with every figure's median of
-    the rounds, those named in worst the worst of them."""
+    the rounds, those named in worst the worst of them; where the rounds
+    keep each beat (lat_us), the beats' figures are those of all rounds'
+    beats together."""
     results = []
     with xfs_on_brd(FS_MNT, 3 * LUN_BYTES // 1024, rd_nr=3):
         for store in stores:
@@ -397,10 +414,12 @@ def measure_stores(out, meta, stores, run, worst=()):
                     entry[who] = {
                         k: median(rd[who][k] for rd in rounds)
                         for k in rounds[0][who]
-                        if k != "trace"
+                        if k not in ("trace", "lat_us")
                     }
                     for k in worst:
                         entry[who][k] = max(rd[who][k] for rd in rounds)
+                    if "lat_us" in rounds[0][who]:
+                        entry[who].update(pooled(rounds, who))
                 results.append(entry)
             with open(out + ".tmp", "w") as f:
                 json.dump({"meta": meta, "results": results}, f, indent=2)

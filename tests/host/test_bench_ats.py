@@ -82,6 +82,18 @@ def test_report_rewrites_the_ats_block_alone():
     assert "| seq1m-qd4 | 1500 |" in out
 
 
+def test_beats_of_every_round_are_pooled_for_p50_and_p99():
+    # one round's p99 is its slowest few beats: the rounds' beats together
+    one = {"lat_us": list(range(1, 101))}
+    two = {"lat_us": list(range(1001, 1101))}
+    got = guest_ats.pooled([{"ours": one}, {"ours": two}], "ours")
+    assert got == {"beats": 200, "p50_us": 1001, "p99_us": 1098}
+    assert guest_ats.percentile(sorted(one["lat_us"]), 0.99) == 99
+    data = dict(DATA, results=[dict(DATA["results"][0], rounds=[{"ours": one, "lio": one}])])
+    assert "all the rounds' beats together" in report_ats.render_ats(data)
+    assert "medians\nof the rounds" in report_ats.render_ats(DATA)
+
+
 class Lun:
     naa, block_size = bytes(range(16)), 512
 
