@@ -8,8 +8,9 @@ from report_cells import num, ratio, store_tables
 
 ATS = """`bench/guest_ats.py`, measured {date} (kernel {kernel}), over tcm_loop,
 both sides in one boot, {rounds} rounds of {seconds} s of heartbeats per
-stream rotating which side goes first; {how} This run alone,
-after `make module build/bench/sgloop build/bench/heartbeat`:
+stream rotating which side goes first;
+{how} This run alone, after
+`make module build/bench/sgloop build/bench/heartbeat`:
 
     tests/vm/run.py --kver KVER --mem 12G --timeout 3600 \\
         --log build/vm/ats.log \\
@@ -26,7 +27,7 @@ POOLED = (
     "median of the rounds, the worst beat the worst of all of them."
 )
 MEDIANS = (
-    "p50, p99 and MB/s are the medians\nof the rounds, the worst beat the worst of all of them."
+    "p50, p99 and MB/s are the medians of the rounds, the worst beat\nthe worst of all of them."
 )
 
 STORE = {"file": "file store (XFS on a RAM disk)", "block": "block store (RAM disk)"}
