@@ -205,6 +205,33 @@ static int vaai_bdev_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
  */
 #define VAAI_BDEV_STACK_VECS	4
 
+/*
+ * The bytes a bio of a larger synchronous transfer carries at most.  A
+ * RAM disk copies a bio's data in submit_bio(), with no point to
+ * reschedule at: a copy's 256 KiB chunk in one bio held its CPU for a
+ * millisecond under the emulator, and the thread that would complete a
+ * heartbeat on that CPU waited for it.  A transfer's bios are all in
+ * flight before it waits, so a disk still sees the whole transfer at once.
+ */
+#define VAAI_BDEV_BIO_BYTES	(64U << 10)
+#define VAAI_BDEV_BIO_VECS	(VAAI_BDEV_BIO_BYTES >> PAGE_SHIFT)
+
+/* bv[*i...] into bio from *pos on, up to *len bytes and max bytes. */
+static void vaai_bdev_fill(struct bio *bio, struct bio_vec *bv,
+			   unsigned int nr, unsigned int *i, loff_t *pos,
+			   size_t *len, unsigned int max)
+{
+	bio->bi_iter.bi_sector = *pos >> SECTOR_SHIFT;
+	for (; *i < nr && *len && bio->bi_iter.bi_size < max; (*i)++) {
+		unsigned int n = min_t(size_t, bv[*i].bv_len, *len);
+
+		if (bio_add_page(bio, bv[*i].bv_page, n, bv[*i].bv_offset) != n)
+			break;
+		*pos += n;
+		*len -= n;
+	}
+}
+
 /* Synchronous transfer of len bytes (pattern writes, COMPARE AND WRITE). */
 static int vaai_bdev_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
 			       struct bio_vec *bv, unsigned int nr, size_t len,
@@ -213,36 +240,42 @@ static int vaai_bdev_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
 	blk_opf_t opf = write ? REQ_OP_WRITE | (fua ? REQ_FUA : 0) : REQ_OP_READ;
 	struct bio_vec stack_vecs[VAAI_BDEV_STACK_VECS];
 	struct block_device *bdev = vdev->bdev.bdev;
-	struct bio stack_bio, *bio;
+	struct bio stack_bio, *bio = NULL, *next;
 	unsigned int i = 0;
-	int ret = 0;
+	int ret;
 
-	while (len && !ret) {
-		unsigned int want = min_t(unsigned int, nr - i, BIO_MAX_VECS);
-
-		if (want <= VAAI_BDEV_STACK_VECS) {
-			bio = &stack_bio;
-			bio_init(bio, bdev, stack_vecs, want, opf);
-		} else {
-			bio = bio_alloc(bdev, want, opf, GFP_NOIO);
-		}
-		bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
-		for (; i < nr && len; i++) {
-			unsigned int n = min_t(size_t, bv[i].bv_len, len);
-
-			if (bio_add_page(bio, bv[i].bv_page, n, bv[i].bv_offset) != n)
-				break;
-			pos += n;
-			len -= n;
-		}
-		/* nothing went in (bv shorter than len): no bio would ever */
-		ret = bio->bi_iter.bi_size ? submit_bio_wait(bio) : -EIO;
-		if (bio == &stack_bio)
-			bio_uninit(bio);
-		else
-			bio_put(bio);
+	if (nr <= VAAI_BDEV_STACK_VECS) {
+		bio_init(&stack_bio, bdev, stack_vecs, nr, opf);
+		vaai_bdev_fill(&stack_bio, bv, nr, &i, &pos, &len, UINT_MAX);
+		ret = len ? -EIO : submit_bio_wait(&stack_bio);
+		bio_uninit(&stack_bio);
+		return ret;
 	}
-	return ret;
+	/* each bio chained to the next; the last completes after them all */
+	while (len) {
+		unsigned int vecs = min_t(unsigned int, nr - i,
+					  VAAI_BDEV_BIO_VECS);
+
+		next = bio_alloc(bdev, vecs, opf, GFP_NOIO);
+		vaai_bdev_fill(next, bv, nr, &i, &pos, &len,
+			       VAAI_BDEV_BIO_BYTES);
+		if (!next->bi_iter.bi_size) {
+			/* bv shorter than len: no bio would ever take the rest */
+			bio_put(next);
+			break;
+		}
+		if (bio) {
+			bio_chain(bio, next);
+			submit_bio(bio);
+			cond_resched();
+		}
+		bio = next;
+	}
+	if (!bio)
+		return -EIO;
+	ret = submit_bio_wait(bio);
+	bio_put(bio);
+	return ret ?: len ? -EIO : 0;
 }
 
 static int vaai_bdev_zero(struct vaai_dev *vdev, loff_t pos, loff_t len)
