@@ -46,18 +46,19 @@
 #include <linux/bvec.h>
 #include <linux/fs.h>
 #include <linux/percpu-refcount.h>
+#include <linux/sched.h>
 #include <linux/semaphore.h>
 #include <linux/slab.h>
 #include <scsi/scsi_proto.h>
+#include <uapi/linux/sched/types.h>
 
 #include "vaai_xcopy.h"
 
 /*
- * A chunk is small.  A store in RAM copies a whole bio in submit_bio with
- * no point to reschedule at, so a COMPARE AND WRITE waiting for that CPU
- * waits one chunk at most; and on a RAM disk 256 KiB chunks moved 4 MiB
- * copies sent one at a time twice as fast as 1 MiB ones, 4 MiB chunks
- * slower still (docs/xcopy.md).
+ * A chunk is small: on a RAM disk 256 KiB chunks moved 4 MiB copies sent
+ * one at a time twice as fast as 1 MiB ones, 4 MiB chunks slower still
+ * (docs/xcopy.md).  The block store moves a chunk in bios of 64 KiB, with
+ * a point to reschedule between them (vaai_bdev.c).
  */
 #define VAAI_COPY_CHUNK		(256U << 10)
 #define VAAI_COPY_WORKERS	4
@@ -329,29 +330,78 @@ static bool vaai_copy_buffer(struct vaai_copy_job *job, struct bio_vec **bv,
 	return *bv != NULL;
 }
 
+/*
+ * Bounced chunks are moved as background work (SCHED_IDLE): the worker
+ * gives its CPU to anything else that wants it.  LIO starts commands from
+ * a per-CPU submission worker (tcm_loop) or the connection's threads
+ * (iSCSI), and completes them from per-CPU workers and softirq threads,
+ * all ordinary tasks.  With copy workers ordinary too, each that woke
+ * (for a slot, or a new work item) was placed ahead of them: beside four
+ * 4 MiB EXTENDED COPYs on a RAM disk a heartbeat's COMPARE AND WRITE
+ * waited for two to five chunks of different copies in turn, up to 7 ms
+ * in LIO's submission queue (ftrace, docs/ats.md); at nice 19 it still
+ * waited for several.  An ordinary task that wakes preempts a background
+ * one at its next reschedule point, and a CPU running only background
+ * tasks counts as idle to a waking task that looks for one.
+ *
+ * The cost: while ordinary tasks keep every CPU busy, bounced copies move
+ * slowly, and so does what waits for a range lock a chunk holds (the
+ * copy's own ranges only).  Clones and splices stay ordinary: they hold
+ * the file's inode lock, which every command to the LUN takes.  The
+ * worker belongs to a pool that serves other queues, so it goes back to
+ * the nice it had; vaai_copy_background() returns that nice.
+ */
+static int vaai_copy_background(struct vaai_copy_job *job)
+{
+	/* nice 19 as well: a lower priority makes the switch reschedule */
+	struct sched_attr attr = {
+		.sched_policy	= SCHED_IDLE,
+		.sched_nice	= MAX_NICE,
+	};
+	int nice = task_nice(current);
+
+	if (job->how != VAAI_COPY_BOUNCE)
+		return nice;
+	sched_setattr_nocheck(current, &attr);
+	/* what woke while this worker was ordinary goes first now */
+	cond_resched();
+	return nice;
+}
+
+static void vaai_copy_foreground(struct vaai_copy_job *job, int nice)
+{
+	if (job->how == VAAI_COPY_BOUNCE)
+		sched_set_normal(current, nice);
+}
+
 /* A helper worker: without a buffer it leaves its share to the others. */
 static void vaai_copy_worker_fn(struct work_struct *work)
 {
 	struct vaai_copy_worker *w = container_of(work, struct vaai_copy_worker,
 						  work);
+	int nice = vaai_copy_background(w->job);
 	struct bio_vec *bv;
 	unsigned int nr;
 
-	if (!vaai_copy_buffer(w->job, &bv, &nr))
-		return;
-	vaai_copy_loop(w->job, bv);
-	if (bv)
-		vaai_pages_free(bv, nr);
+	if (vaai_copy_buffer(w->job, &bv, &nr)) {
+		vaai_copy_loop(w->job, bv);
+		if (bv)
+			vaai_pages_free(bv, nr);
+	}
+	vaai_copy_foreground(w->job, nice);
 }
 
 static int vaai_copy_chunked(struct vaai_copy_job *job)
 {
 	struct vaai_copy_worker w[VAAI_COPY_WORKERS - 1];
+	int nice = vaai_copy_background(job);
 	unsigned int i, nr, helpers = 0;
 	struct bio_vec *bv;
 
-	if (!vaai_copy_buffer(job, &bv, &nr))
+	if (!vaai_copy_buffer(job, &bv, &nr)) {
+		vaai_copy_foreground(job, nice);
 		return -ENOMEM;
+	}
 	if (!job->serial)
 		helpers = min_t(loff_t, VAAI_COPY_WORKERS - 1,
 				DIV_ROUND_UP(job->len, VAAI_COPY_CHUNK) - 1);
@@ -368,6 +418,7 @@ static int vaai_copy_chunked(struct vaai_copy_job *job)
 	}
 	if (bv)
 		vaai_pages_free(bv, nr);
+	vaai_copy_foreground(job, nice);
 	return atomic_read(&job->error);
 }
 
