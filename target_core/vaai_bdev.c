@@ -206,25 +206,32 @@ static int vaai_bdev_flush(struct vaai_dev *vdev, loff_t pos, loff_t len)
 #define VAAI_BDEV_STACK_VECS	4
 
 /*
- * The bytes a bio of a larger synchronous transfer carries at most.  A
- * RAM disk copies a bio's data in submit_bio(), with no point to
- * reschedule at: a copy's 256 KiB chunk in one bio held its CPU for a
- * millisecond under the emulator, and the thread that would complete a
- * heartbeat on that CPU waited for it.  A transfer's bios are all in
- * flight before it waits, so a disk still sees the whole transfer at once.
+ * The bytes a bio of a larger synchronous transfer carries on a
+ * bio-based device (a RAM disk, a device mapper target).  A RAM disk
+ * copies a bio's data in submit_bio(), with no point to reschedule at: a
+ * copy's 256 KiB chunk in one bio held its CPU for a millisecond under
+ * the emulator, and the thread that would complete a heartbeat on that
+ * CPU waited for it.  A transfer's bios are all in flight before it
+ * waits.  A request-based device (a disk) only queues the bio there and
+ * gets the transfer whole; so does a write with FUA, which would
+ * otherwise pay for it in every piece on a device that emulates FUA with
+ * a flush.
  */
 #define VAAI_BDEV_BIO_BYTES	(64U << 10)
-#define VAAI_BDEV_BIO_VECS	(VAAI_BDEV_BIO_BYTES >> PAGE_SHIFT)
 
-/* bv[*i...] into bio from *pos on, up to *len bytes and max bytes. */
+/* bv[*i...] into bio from *pos on, up to *len bytes in all. */
 static void vaai_bdev_fill(struct bio *bio, struct bio_vec *bv,
 			   unsigned int nr, unsigned int *i, loff_t *pos,
-			   size_t *len, unsigned int max)
+			   size_t *len, unsigned int max, unsigned int block)
 {
 	bio->bi_iter.bi_sector = *pos >> SECTOR_SHIFT;
-	for (; *i < nr && *len && bio->bi_iter.bi_size < max; (*i)++) {
+	for (; *i < nr && *len; (*i)++) {
 		unsigned int n = min_t(size_t, bv[*i].bv_len, *len);
 
+		/* past max, only on to the end of a logical block */
+		if (bio->bi_iter.bi_size >= max &&
+		    !(bio->bi_iter.bi_size % block))
+			break;
 		if (bio_add_page(bio, bv[*i].bv_page, n, bv[*i].bv_offset) != n)
 			break;
 		*pos += n;
@@ -232,33 +239,39 @@ static void vaai_bdev_fill(struct bio *bio, struct bio_vec *bv,
 	}
 }
 
-/* Synchronous transfer of len bytes (pattern writes, COMPARE AND WRITE). */
+/*
+ * Synchronous transfer of len bytes from or to bv (COMPARE AND WRITE,
+ * OR WRITE, VERIFY, WRITE SAME's pattern, a copy's chunk).
+ */
 static int vaai_bdev_xfer_bvec(struct vaai_dev *vdev, bool write, loff_t pos,
 			       struct bio_vec *bv, unsigned int nr, size_t len,
 			       bool fua)
 {
-	blk_opf_t opf = write ? REQ_OP_WRITE | (fua ? REQ_FUA : 0) : REQ_OP_READ;
+	blk_opf_t opf = write ? REQ_OP_WRITE | REQ_SYNC | (fua ? REQ_FUA : 0) :
+				REQ_OP_READ;
 	struct bio_vec stack_vecs[VAAI_BDEV_STACK_VECS];
 	struct block_device *bdev = vdev->bdev.bdev;
+	unsigned int max = UINT_MAX, block = bdev_logical_block_size(bdev);
 	struct bio stack_bio, *bio = NULL, *next;
 	unsigned int i = 0;
 	int ret;
 
-	if (nr <= VAAI_BDEV_STACK_VECS) {
+	if (!len)
+		return 0;
+	if (!fua && !queue_is_mq(bdev_get_queue(bdev)))
+		max = VAAI_BDEV_BIO_BYTES;
+	if (nr <= VAAI_BDEV_STACK_VECS && len <= max) {
 		bio_init(&stack_bio, bdev, stack_vecs, nr, opf);
-		vaai_bdev_fill(&stack_bio, bv, nr, &i, &pos, &len, UINT_MAX);
+		vaai_bdev_fill(&stack_bio, bv, nr, &i, &pos, &len, max, block);
 		ret = len ? -EIO : submit_bio_wait(&stack_bio);
 		bio_uninit(&stack_bio);
 		return ret;
 	}
 	/* each bio chained to the next; the last completes after them all */
 	while (len) {
-		unsigned int vecs = min_t(unsigned int, nr - i,
-					  VAAI_BDEV_BIO_VECS);
-
-		next = bio_alloc(bdev, vecs, opf, GFP_NOIO);
-		vaai_bdev_fill(next, bv, nr, &i, &pos, &len,
-			       VAAI_BDEV_BIO_BYTES);
+		next = bio_alloc(bdev, min_t(unsigned int, nr - i, BIO_MAX_VECS),
+				 opf, GFP_NOIO);
+		vaai_bdev_fill(next, bv, nr, &i, &pos, &len, max, block);
 		if (!next->bi_iter.bi_size) {
 			/* bv shorter than len: no bio would ever take the rest */
 			bio_put(next);
