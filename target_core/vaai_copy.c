@@ -57,8 +57,8 @@
 /*
  * A chunk is small: on a RAM disk 256 KiB chunks moved 4 MiB copies sent
  * one at a time twice as fast as 1 MiB ones, 4 MiB chunks slower still
- * (docs/xcopy.md).  The block store moves a chunk in bios of 64 KiB, with
- * a point to reschedule between them (vaai_bdev.c).
+ * (docs/xcopy.md).  On a RAM disk the block store moves a chunk in bios
+ * of 64 KiB, with a point to reschedule between them (vaai_bdev.c).
  */
 #define VAAI_COPY_CHUNK		(256U << 10)
 #define VAAI_COPY_WORKERS	4
@@ -331,47 +331,76 @@ static bool vaai_copy_buffer(struct vaai_copy_job *job, struct bio_vec **bv,
 }
 
 /*
- * Bounced chunks are moved as background work (SCHED_IDLE): the worker
- * gives its CPU to anything else that wants it.  LIO starts commands from
- * a per-CPU submission worker (tcm_loop) or the connection's threads
- * (iSCSI), and completes them from per-CPU workers and softirq threads,
- * all ordinary tasks.  With copy workers ordinary too, each that woke
- * (for a slot, or a new work item) was placed ahead of them: beside four
- * 4 MiB EXTENDED COPYs on a RAM disk a heartbeat's COMPARE AND WRITE
- * waited for two to five chunks of different copies in turn, up to 7 ms
- * in LIO's submission queue (ftrace, docs/ats.md); at nice 19 it still
- * waited for several.  An ordinary task that wakes preempts a background
- * one at its next reschedule point, and a CPU running only background
- * tasks counts as idle to a waking task that looks for one.
+ * Chunks bounced between block devices are moved as background work
+ * (SCHED_IDLE): the worker yields its CPU to ordinary tasks.  LIO starts
+ * commands from a per-CPU submission worker (tcm_loop) or the
+ * connection's threads (iSCSI), and completes them from per-CPU workers
+ * and softirq threads, all ordinary tasks.  With copy workers ordinary
+ * too, each that woke (for a slot, or a new work item) was placed ahead of
+ * them: beside four 4 MiB EXTENDED COPYs on a RAM disk a heartbeat's
+ * COMPARE AND WRITE waited for two to five chunks of different copies in
+ * turn, up to 7 ms in LIO's submission queue (ftrace, docs/ats.md); at
+ * nice 19 it still waited for several.  An ordinary task that wakes
+ * preempts a background one (at its next point to reschedule; where the
+ * kernel preempts lazily, from 6.13, at the next tick), and a CPU running
+ * only background tasks counts as idle to a waking task that looks for
+ * one.
  *
- * The cost: while ordinary tasks keep every CPU busy, bounced copies move
- * slowly, and so does what waits for a range lock a chunk holds (the
- * copy's own ranges only).  Clones and splices stay ordinary: they hold
- * the file's inode lock, which every command to the LUN takes.  The
- * worker belongs to a pool that serves other queues, so it goes back to
- * the nice it had; vaai_copy_background() returns that nice.
+ * The cost: while ordinary tasks keep every CPU busy, these copies get a
+ * small share of it.  What waits for them waits as long: a range lock a
+ * chunk holds (the copy's own ranges), the chunk slot it holds, an abort
+ * (noticed between chunks).  A copy that touches a file stays ordinary:
+ * the file system's inode lock, which every command to the LUN takes,
+ * may be held across its I/O (a buffered write, a direct write into a
+ * hole).  A persistent token's file is only read.
+ *
+ * The worker belongs to a pool that serves other queues: it gets back
+ * the policy and priority it had.
  */
-static int vaai_copy_background(struct vaai_copy_job *job)
+struct vaai_copy_prio {
+	struct sched_attr was;
+	bool changed;
+};
+
+static bool vaai_copy_in_background(const struct vaai_copy_job *job)
 {
-	/* nice 19 as well: a lower priority makes the switch reschedule */
-	struct sched_attr attr = {
+	return job->how == VAAI_COPY_BOUNCE &&
+	       job->dst->store == &vaai_bdev_ops &&
+	       (job->sfile || job->src->store == &vaai_bdev_ops) &&
+	       current->policy != SCHED_DEADLINE;
+}
+
+static void vaai_copy_background(struct vaai_copy_job *job,
+				 struct vaai_copy_prio *prio)
+{
+	/*
+	 * nice 19 as well: with SCHED_IDLE the nice is not kept, but the lower
+	 * p->prio it sets makes the switch itself reschedule
+	 */
+	struct sched_attr idle = {
+		.size		= sizeof(idle),
 		.sched_policy	= SCHED_IDLE,
 		.sched_nice	= MAX_NICE,
 	};
-	int nice = task_nice(current);
 
-	if (job->how != VAAI_COPY_BOUNCE)
-		return nice;
-	sched_setattr_nocheck(current, &attr);
+	prio->changed = vaai_copy_in_background(job);
+	if (!prio->changed)
+		return;
+	prio->was = (struct sched_attr) {
+		.size		= sizeof(prio->was),
+		.sched_policy	= current->policy,
+		.sched_priority	= current->rt_priority,
+		.sched_nice	= task_nice(current),
+	};
+	sched_setattr_nocheck(current, &idle);
 	/* what woke while this worker was ordinary goes first now */
 	cond_resched();
-	return nice;
 }
 
-static void vaai_copy_foreground(struct vaai_copy_job *job, int nice)
+static void vaai_copy_foreground(struct vaai_copy_prio *prio)
 {
-	if (job->how == VAAI_COPY_BOUNCE)
-		sched_set_normal(current, nice);
+	if (prio->changed)
+		sched_setattr_nocheck(current, &prio->was);
 }
 
 /* A helper worker: without a buffer it leaves its share to the others. */
@@ -379,29 +408,29 @@ static void vaai_copy_worker_fn(struct work_struct *work)
 {
 	struct vaai_copy_worker *w = container_of(work, struct vaai_copy_worker,
 						  work);
-	int nice = vaai_copy_background(w->job);
+	struct vaai_copy_prio prio;
 	struct bio_vec *bv;
 	unsigned int nr;
 
-	if (vaai_copy_buffer(w->job, &bv, &nr)) {
-		vaai_copy_loop(w->job, bv);
-		if (bv)
-			vaai_pages_free(bv, nr);
-	}
-	vaai_copy_foreground(w->job, nice);
+	if (!vaai_copy_buffer(w->job, &bv, &nr))
+		return;
+	vaai_copy_background(w->job, &prio);
+	vaai_copy_loop(w->job, bv);
+	vaai_copy_foreground(&prio);
+	if (bv)
+		vaai_pages_free(bv, nr);
 }
 
 static int vaai_copy_chunked(struct vaai_copy_job *job)
 {
 	struct vaai_copy_worker w[VAAI_COPY_WORKERS - 1];
-	int nice = vaai_copy_background(job);
 	unsigned int i, nr, helpers = 0;
+	struct vaai_copy_prio prio;
 	struct bio_vec *bv;
 
-	if (!vaai_copy_buffer(job, &bv, &nr)) {
-		vaai_copy_foreground(job, nice);
+	if (!vaai_copy_buffer(job, &bv, &nr))
 		return -ENOMEM;
-	}
+	vaai_copy_background(job, &prio);
 	if (!job->serial)
 		helpers = min_t(loff_t, VAAI_COPY_WORKERS - 1,
 				DIV_ROUND_UP(job->len, VAAI_COPY_CHUNK) - 1);
@@ -416,9 +445,9 @@ static int vaai_copy_chunked(struct vaai_copy_job *job)
 		cancel_work_sync(&w[i].work);
 		destroy_work_on_stack(&w[i].work);
 	}
+	vaai_copy_foreground(&prio);
 	if (bv)
 		vaai_pages_free(bv, nr);
-	vaai_copy_foreground(job, nice);
 	return atomic_read(&job->error);
 }
 
