@@ -17,6 +17,9 @@ kind is the n-th beat's.  The phases of a beat:
   in_backend  the backend's start to LIO's status: range lock, read,
               compare, write, and LIO's completion work
   back        the status to the initiator's SCSI layer
+With sched (guest_ats.py --trace-sched), the scheduler's sched_switch as
+well, unfiltered: for each beat, what ran on the CPU that started its
+COMPARE AND WRITE while it was queued there (queued_ran()).
 Used by guest_ats.py --trace, inside the guest."""
 
 import contextlib
@@ -40,8 +43,15 @@ PROBES = {
 }
 PHASES = ("to_target", "queued", "in_backend", "back")
 NAMES = tuple(ev.split("/")[1] for ev in EVENTS)
+SCHED = "sched/sched_switch"
 # "  <task>-<pid> [cpu] flags  <seconds>: <event>: ..."
 _LINE = re.compile(r"\s(\d+\.\d+): (" + "|".join(NAMES) + r"):")
+_CPU_LINE = re.compile(
+    r"^\s*.+?-\d+\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+): "
+    r"(sched_switch|target_sequencer_start|ats_execute_ours|ats_execute_lio): (.*)$",
+    re.MULTILINE,
+)
+_NEXT = re.compile(r"next_comm=(.*?) next_pid=")
 
 
 def _write(path, text):
@@ -66,11 +76,15 @@ class Trace:
     start() and stop(), which switch only the ring buffer; close() takes
     them down again, also with no I/O running."""
 
-    def __init__(self):
+    def __init__(self, sched=False):
+        self.sched = sched
         _write("tracing_on", "0")
         _write("trace_clock", "mono")
-        _write("buffer_size_kb", "8192")
+        # every task switch of a point's 10 s, on each CPU
+        _write("buffer_size_kb", "65536" if sched else "8192")
         try:
+            if sched:
+                _write(f"events/{SCHED}/enable", "1")
             for name, where in PROBES.items():
                 _probe(f"p:kprobes/{name} {where}")
             for ev in EVENTS:
@@ -86,13 +100,21 @@ class Trace:
         _write("tracing_on", "1")
 
     def stop(self):
-        """The beats recorded since start(): [{phase: µs}]."""
+        """The beats recorded since start(): [{phase: µs}], with sched
+        each with "ran" as well (queued_ran())."""
         _write("tracing_on", "0")
         with open(os.path.join(TRACING, "trace")) as f:
-            return phases(f.read())
+            text = f.read()
+        beats = phases(text)
+        if self.sched:
+            for beat, ran in zip(beats, queued_ran(text)):
+                beat["ran"] = ran
+        return beats
 
     def close(self):
         """Everything __init__ set up taken down, what of it was."""
+        with contextlib.suppress(OSError):
+            _write(f"events/{SCHED}/enable", "0")
         for ev in EVENTS:
             with contextlib.suppress(OSError):
                 _write(f"events/{ev}/enable", "0")
@@ -135,16 +157,66 @@ def phases(text):
     return out
 
 
+def task_kind(comm):
+    """A task's name without its numbers: kworker/uN:N is a worker of the
+    unbound workqueues, kworker/N:N a per-CPU one (LIO's submission and
+    completion work among them)."""
+    return re.sub(r"\d+", "N", comm)
+
+
+def queued_ran(text):
+    """For each beat (in order), while it was queued (LIO's CDB to the
+    backend's COMPARE AND WRITE), the µs each kind of task ran on the CPU
+    that then started it: {task_kind: µs}.  Needs the trace's sched_switch."""
+    switches = {}  # cpu -> [(seconds, next task)]
+    seq, execute = [], []
+    for m in _CPU_LINE.finditer(text):
+        cpu, t, name, rest = int(m.group(1)), float(m.group(2)), m.group(3), m.group(4)
+        if name == "sched_switch":
+            nxt = _NEXT.search(rest)
+            if nxt:
+                switches.setdefault(cpu, []).append((t, task_kind(nxt.group(1))))
+        elif name == "target_sequencer_start":
+            seq.append(t)
+        else:
+            execute.append((t, cpu))
+    out = []
+    for t0, (t1, cpu) in zip(seq, execute):
+        ran, cur, since = {}, None, t0
+        for t, task in switches.get(cpu, ()):
+            if t <= t0:
+                cur = task
+                continue
+            if t >= t1:
+                break
+            if cur:
+                ran[cur] = ran.get(cur, 0) + (t - since) * 1e6
+            cur, since = task, t
+        if cur:
+            ran[cur] = ran.get(cur, 0) + (t1 - since) * 1e6
+        out.append(ran)
+    return out
+
+
 def summary(beats):
     """For the beats, each phase's p50 and p99 in µs, and over the slowest
-    1 % of beats (at least one) each phase's mean: where a slow beat went."""
+    1 % of beats (at least one) each phase's mean: where a slow beat went;
+    where the beats have "ran", the kinds of task that ran meanwhile on
+    the CPU the slowest beats were queued for, mean µs, most first."""
     if not beats:
         return None
     out = {}
     for ph in PHASES:
         vals = sorted(b[ph] for b in beats)
         out[ph] = {"p50_us": vals[len(vals) // 2], "p99_us": vals[int(0.99 * (len(vals) - 1))]}
-    slow = sorted(beats, key=lambda b: sum(b.values()))[-max(1, len(beats) // 100) :]
+    slow = sorted(beats, key=lambda b: sum(b[ph] for ph in PHASES))
+    slow = slow[-max(1, len(beats) // 100) :]
     for ph in PHASES:
         out[ph]["slowest_mean_us"] = sum(b[ph] for b in slow) / len(slow)
+    if all("ran" in b for b in slow):
+        total = {}
+        for b in slow:
+            for task, us in b["ran"].items():
+                total[task] = total.get(task, 0) + us / len(slow)
+        out["queued_ran"] = dict(sorted(total.items(), key=lambda kv: -kv[1]))
     return out

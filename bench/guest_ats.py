@@ -22,8 +22,8 @@ stream on both sides, rotating which goes first; after each point the
 heartbeat block must hold the count of beats that ended GOOD.
 
     guest_ats.py OUT.json [--rounds 3] [--seconds 10] [--store file|block]
-                          [--stream NAME] [--trace] [--bdevs OURS,LIO]
-                          [--durable]
+                          [--stream NAME] [--trace | --trace-sched]
+                          [--bdevs OURS,LIO] [--durable]
 
 --bdevs puts the block store's two LUNs on those devices instead of RAM
 disks (virtio disks: run.py --disk), where the block layer's write-back
@@ -338,7 +338,7 @@ def run_store(store, streams, seconds, rounds, trace=False, durable=False):
     times, rotating which side goes first.  Each round on LUNs made anew:
     on the file store, the copy point's shared extents would otherwise
     be copied on write under the next round's streams."""
-    tracer = ats_trace.Trace() if trace else None
+    tracer = ats_trace.Trace(sched=trace == "sched") if trace else None
     try:
         per = {s: [] for s in streams}
         for r in range(rounds):
@@ -435,6 +435,12 @@ def main():
         help="also trace where each beat's time goes (ats_trace.py; costs the streams a little)",
     )
     p.add_argument(
+        "--trace-sched",
+        action="store_true",
+        help="--trace, and what ran on the CPU while the slowest beats were queued "
+        "(the scheduler's sched_switch as well; costs the streams more)",
+    )
+    p.add_argument(
         "--bdevs",
         metavar="OURS,LIO",
         help=f"the block store's devices (default: {BDEVS['ours']},{BDEVS['lio']})",
@@ -445,6 +451,7 @@ def main():
         help="ours' write cache off on the block store even where LIO reports one",
     )
     args = p.parse_args()
+    trace = "sched" if args.trace_sched else args.trace
     disks = {}
     if args.bdevs:
         devs = args.bdevs.split(",")
@@ -456,11 +463,9 @@ def main():
     streams = args.stream or list(STREAMS)
     measure_stores(
         args.out,
-        bench_meta(args, trace=args.trace, durable=args.durable, **disks),
+        bench_meta(args, trace=trace, durable=args.durable, **disks),
         args.store or ("file", "block"),
-        lambda store: run_store(
-            store, streams, args.seconds, args.rounds, args.trace, args.durable
-        ),
+        lambda store: run_store(store, streams, args.seconds, args.rounds, trace, args.durable),
         # the worst beat of all rounds, not a median of them
         worst=("max_us",),
     )

@@ -72,7 +72,7 @@ def render_ats(data):
         kernel=m["kernel"],
         rounds=m["rounds"],
         seconds=m["seconds"],
-        trace=" --trace" if m.get("trace") else "",
+        trace={True: " --trace", "sched": " --trace-sched"}.get(m.get("trace"), ""),
         how=POOLED if _kept_beats(data) else MEDIANS,
     )
     return text + store_tables(data, STORE, COLUMNS, ats_cells, render_trace)
@@ -100,10 +100,42 @@ def slowest(rounds, who, phase):
     return vals[len(vals) // 2] if vals else None
 
 
+RAN = """
+From `guest_ats.py --trace-sched`: while the slowest 1 % of beats were
+queued, what ran on the CPU that then started them (kworker/uN:N: a
+worker of the unbound workqueues, ours' copies among them; kworker/N:N:
+a per-CPU one, LIO's submission and completion work among them), mean
+µs over those beats and the rounds, the three that ran longest.
+
+| stream | side | ran meanwhile |
+|---|---|---|
+"""
+
+
+def ran_meanwhile(rounds, who):
+    """The three kinds of task that ran longest while who's slowest beats
+    were queued, "task µs" each, over the rounds that traced them."""
+    got = [
+        rd[who]["trace"]["queued_ran"]
+        for rd in rounds
+        if "queued_ran" in (rd[who].get("trace") or {})
+    ]
+    total = {}
+    for ran in got:
+        for task, us in ran.items():
+            total[task] = total.get(task, 0) + us / len(got)
+    top = sorted(total.items(), key=lambda kv: -kv[1])[:3]
+    return ", ".join(f"{task} {us:.0f}" for task, us in top) or "n/a"
+
+
 def render_trace(rows):
-    if not any(
-        rd[who].get("trace") for r in rows for rd in r.get("rounds", ()) for who in ("ours", "lio")
-    ):
+    traced = [
+        rd[who].get("trace") or {}
+        for r in rows
+        for rd in r.get("rounds", ())
+        for who in ("ours", "lio")
+    ]
+    if not any(traced):
         return ""
     text = TRACE
     for r in rows:
@@ -112,4 +144,9 @@ def render_trace(rows):
                 num(slowest(r["rounds"], who, ph), "%.0f") for ph in PHASES
             ]
             text += "| {} |\n".format(" | ".join(cells))
+    if any("queued_ran" in t for t in traced):
+        text += RAN
+        for r in rows:
+            for who, label in (("ours", "ours"), ("lio", "LIO")):
+                text += f"| {r['stream']} | {label} | {ran_meanwhile(r['rounds'], who)} |\n"
     return text

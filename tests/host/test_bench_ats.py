@@ -185,3 +185,46 @@ def test_the_trace_table_shows_each_sides_slowest_beats():
     del data["results"][0]["rounds"]
     data["results"][0]["rounds"] = [{"ours": {}, "lio": {}}]
     assert "slowest beats" not in report_ats.render_ats(data)
+
+
+def switch(t, cpu, nxt):
+    return (
+        f"          <idle>-0       [{cpu:03d}] d..2.  {t:.6f}: sched_switch: prev_comm=x "
+        f"prev_pid=1 prev_prio=120 prev_state=S ==> next_comm={nxt} next_pid=7 next_prio=120\n"
+    )
+
+
+def test_what_ran_while_a_beat_was_queued_is_timed_on_the_cpu_that_started_it():
+    text = switch(9.9, 1, "kworker/u4:3")  # running before the beat came
+    text += switch(9.95, 0, "sgloop")  # the other CPU: not counted
+    text += event(10.0, "scsi_dispatch_cmd_start")
+    text += event(10.000100, "target_sequencer_start")
+    text += switch(10.000600, 1, "kworker/u4:7")
+    text += switch(10.001600, 1, "kworker/1:2")
+    text += event(10.001700, "ats_execute_ours", cpu=1)
+    text += switch(10.0018, 0, "kworker/u4:7")
+    text += event(10.0019, "target_cmd_complete", cpu=1)
+    text += event(10.002, "scsi_dispatch_cmd_done")
+    (ran,) = ats_trace.queued_ran(text)
+    assert {k: round(v) for k, v in ran.items()} == {"kworker/uN:N": 1500, "kworker/N:N": 100}
+    beats = ats_trace.phases(text)
+    beats[0]["ran"] = ran
+    s = ats_trace.summary(beats)
+    assert list(s["queued_ran"]) == ["kworker/uN:N", "kworker/N:N"]
+    assert round(s["queued"]["slowest_mean_us"]) == 1600
+
+
+def test_the_trace_table_says_what_ran_while_the_slowest_beats_waited():
+    data = {"meta": dict(DATA["meta"], trace="sched"), "results": [dict(DATA["results"][1])]}
+    tr = {ph: {"p50_us": 1, "p99_us": 2, "slowest_mean_us": 5} for ph in ats_trace.PHASES}
+    one = dict(tr, queued_ran={"kworker/uN:N": 3000.0, "sgloop": 200.0, "heartbeat": 50.0})
+    two = dict(tr, queued_ran={"kworker/uN:N": 1000.0, "kworker/N:N": 900.0})
+    data["results"][0]["rounds"] = [
+        {"ours": {"trace": one}, "lio": {"trace": tr}},
+        {"ours": {"trace": two}, "lio": {"trace": tr}},
+    ]
+    text = report_ats.render_ats(data)
+    assert "--trace-sched" in text
+    # the mean of the rounds' means, the three that ran longest
+    assert "| seq1m-qd4 | ours | kworker/uN:N 2000, kworker/N:N 450, sgloop 100 |" in text
+    assert "| seq1m-qd4 | LIO | n/a |" in text
