@@ -22,6 +22,7 @@ well, unfiltered: for each beat, what ran on the CPU that started its
 COMPARE AND WRITE while it was queued there (queued_ran()).
 Used by guest_ats.py --trace, inside the guest."""
 
+import bisect
 import contextlib
 import os
 import re
@@ -180,13 +181,14 @@ def queued_ran(text):
             seq.append(t)
         else:
             execute.append((t, cpu))
+    times = {cpu: [t for t, _ in sw] for cpu, sw in switches.items()}
     out = []
     for t0, (t1, cpu) in zip(seq, execute):
-        ran, cur, since = {}, None, t0
-        for t, task in switches.get(cpu, ()):
-            if t <= t0:
-                cur = task
-                continue
+        sw, ran, since = switches.get(cpu, []), {}, t0
+        # the switch that put on the CPU what ran at t0, and those after
+        k = bisect.bisect_right(times.get(cpu, []), t0) - 1
+        cur = sw[k][1] if k >= 0 else None
+        for t, task in sw[k + 1 :]:
             if t >= t1:
                 break
             if cur:
