@@ -216,9 +216,15 @@ def summary(beats):
     for ph in PHASES:
         out[ph]["slowest_mean_us"] = sum(b[ph] for b in slow) / len(slow)
     if all("ran" in b for b in slow):
-        total = {}
-        for b in slow:
-            for task, us in b["ran"].items():
-                total[task] = total.get(task, 0) + us / len(slow)
-        out["queued_ran"] = dict(sorted(total.items(), key=lambda kv: -kv[1]))
+        out["queued_ran"] = mean_ran([b["ran"] for b in slow])
     return out
+
+
+def mean_ran(rans):
+    """The mean µs of each kind of task over the {task_kind: µs} of rans
+    (a task missing from one counts 0 there), longest first."""
+    total = {}
+    for ran in rans:
+        for task, us in ran.items():
+            total[task] = total.get(task, 0) + us / len(rans)
+    return dict(sorted(total.items(), key=lambda kv: -kv[1]))

@@ -3,7 +3,7 @@ docs/benchmarks.md: per store, each stream's heartbeat p50, p99 and worst
 beat on ours and on LIO, ours' p99 over its own idle p99 (issue 28 asks
 2x at most) and over LIO's, and what the stream moved on each."""
 
-from ats_trace import PHASES
+from ats_trace import PHASES, mean_ran
 from report_cells import num, ratio, store_tables
 
 ATS = """`bench/guest_ats.py`, measured {date} (kernel {kernel}), over tcm_loop,
@@ -100,6 +100,8 @@ def slowest(rounds, who, phase):
     return vals[len(vals) // 2] if vals else None
 
 
+SIDE_LABELS = (("ours", "ours"), ("lio", "LIO"))
+
 RAN = """
 From `guest_ats.py --trace-sched`: while the slowest 1 % of beats were
 queued, what ran on the CPU that then started them (kworker/uN:N: a
@@ -120,11 +122,7 @@ def ran_meanwhile(rounds, who):
         for rd in rounds
         if "queued_ran" in (rd[who].get("trace") or {})
     ]
-    total = {}
-    for ran in got:
-        for task, us in ran.items():
-            total[task] = total.get(task, 0) + us / len(got)
-    top = sorted(total.items(), key=lambda kv: -kv[1])[:3]
+    top = list(mean_ran(got).items())[:3] if got else []
     return ", ".join(f"{task} {us:.0f}" for task, us in top) or "n/a"
 
 
@@ -139,7 +137,7 @@ def render_trace(rows):
         return ""
     text = TRACE
     for r in rows:
-        for who, label in (("ours", "ours"), ("lio", "LIO")):
+        for who, label in SIDE_LABELS:
             cells = [r["stream"], label] + [
                 num(slowest(r["rounds"], who, ph), "%.0f") for ph in PHASES
             ]
@@ -147,6 +145,6 @@ def render_trace(rows):
     if any("queued_ran" in t for t in traced):
         text += RAN
         for r in rows:
-            for who, label in (("ours", "ours"), ("lio", "LIO")):
+            for who, label in SIDE_LABELS:
                 text += f"| {r['stream']} | {label} | {ran_meanwhile(r['rounds'], who)} |\n"
     return text
