@@ -323,9 +323,12 @@ struct vaai_io {
 void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io));
 void vaai_io_queue_start(struct vaai_io *io, void (*fn)(struct vaai_io *io));
 void vaai_queue_copy(struct work_struct *work);
-void vaai_copy_init(void);
 void vaai_queue_clone(struct work_struct *work);
 bool vaai_dev_is_ours(struct se_device *dev);
+
+/* vaai_copy_slots.c */
+int vaai_copy_slots_init(void);
+void vaai_copy_slots_exit(void);
 
 /* vaai_rw.c */
 struct vaai_io *vaai_io_alloc(struct se_cmd *cmd);

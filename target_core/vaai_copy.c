@@ -14,14 +14,14 @@
  *   - bounce: a block device on either side, or a file the direct path
  *     serves: chunks read into a buffer and written out, with direct I/O
  *     where the store does it (no page cache on either side).
- * Chunks are taken by up to VAAI_COPY_WORKERS workers at once (a bounce
- * worker has its own buffer), and moved by no more than one worker per
- * CPU in all (vaai_copy_slots); no worker waits for another's chunk.  A
- * command whose segments are all clones starts on the submitting CPU
- * (vaai_queue_clone()); the others on an unbound queue.  A
- * segment whose source and destination overlap on one LUN is bounced by one
- * worker walking away from the overlap, so the result is as if all of the
- * source had been read before any of it was overwritten.
+ * Chunks are taken by up to VAAI_COPY_WORKERS workers at once, and moved
+ * by no more than one worker per CPU in all, oldest copy first, each
+ * bounced through its slot's buffer (vaai_copy_slots.c); no worker waits
+ * for another's chunk.  A command whose segments are all clones starts on
+ * the submitting CPU (vaai_queue_clone()); the others on an unbound
+ * queue.  A segment whose source and destination overlap on one LUN is
+ * bounced by one worker walking away from the overlap, so the result is as
+ * if all of the source had been read before any of it was overwritten.
  *
  * Range locks keep COMPARE AND WRITE atomic against the copy.  A bounced
  * chunk is read under a shared lock on the source and written under one on
@@ -47,23 +47,17 @@
 #include <linux/fs.h>
 #include <linux/percpu-refcount.h>
 #include <linux/sched.h>
-#include <linux/semaphore.h>
 #include <linux/slab.h>
 #include <scsi/scsi_proto.h>
 #include <uapi/linux/sched/types.h>
 
 #include "vaai_xcopy.h"
 
-/*
- * A chunk is small: on a RAM disk 256 KiB chunks moved 4 MiB copies sent
- * one at a time twice as fast as 1 MiB ones, 4 MiB chunks slower still
- * (docs/xcopy.md).  On a RAM disk the block store moves a chunk in bios
- * of 64 KiB, with a point to reschedule between them (vaai_bdev.c).
- */
-#define VAAI_COPY_CHUNK		(256U << 10)
 #define VAAI_COPY_WORKERS	4
 /* How often a worker waiting for a slot checks that its copy is wanted. */
 #define VAAI_COPY_SLOT_WAIT	(HZ / 10)
+/* Chunks a copy moves before it waits its turn behind younger ones. */
+#define VAAI_COPY_QUANTUM	64
 /* One clone call at most, so an abort is noticed. */
 #define VAAI_COPY_CLONE_STEP	(64LL << 20)
 
@@ -96,24 +90,6 @@ struct vaai_copy_locks {
 	struct vaai_dev *dev[2];
 	struct vaai_range range[2];
 };
-
-/*
- * Chunks being moved at once, by all copies together: one per CPU online
- * when the module loads.  A bounced or spliced chunk on a store in RAM or
- * through the page cache is moved by the CPU, and a VMFS heartbeat's
- * COMPARE AND WRITE must find a CPU soon: it competes with that many
- * chunks, not with four workers for every copy in flight.  A worker holds
- * no range lock while it waits for a slot, and checks every
- * VAAI_COPY_SLOT_WAIT that its copy is still wanted, so a copy waiting
- * behind others still stops at once when aborted, and no copy waits for
- * one on another LUN to start, only for a chunk to end.
- */
-static struct semaphore vaai_copy_slots;
-
-void vaai_copy_init(void)
-{
-	sema_init(&vaai_copy_slots, num_online_cpus());
-}
 
 /* Was the token the copy uses cancelled by a change to its ranges? */
 static int vaai_copy_token_check(struct vaai_xcopy *xc)
@@ -266,21 +242,86 @@ static int vaai_copy_bounce(struct vaai_copy_job *job, loff_t spos,
 	return ret;
 }
 
-/* A slot to move a chunk in; nonzero: the job failed or stopped meanwhile. */
-static int vaai_copy_slot(struct vaai_copy_job *job)
+/*
+ * A slot to move a chunk in, or an ERR_PTR: the job failed or stopped.
+ * Chunks are moved one per CPU online when the module loads, by all
+ * copies together (vaai_copy_slots.c).  A bounced or spliced chunk on a
+ * store in RAM or through the page cache is moved by the CPU, and a VMFS
+ * heartbeat's COMPARE AND WRITE must find a CPU soon: it competes with
+ * that many chunks, not with four workers for every copy in flight.  A
+ * worker holds no range lock while it waits for a slot, and checks every
+ * VAAI_COPY_SLOT_WAIT that its copy is still wanted, so a copy waiting
+ * behind others still stops at once when aborted; no copy waits for one
+ * on another LUN to end, only for its chunks up to a quantum.  NULL: the
+ * other workers took every chunk meanwhile.
+ */
+static struct vaai_copy_slot *vaai_copy_slot(struct vaai_copy_job *job)
 {
-	while (down_timeout(&vaai_copy_slots, VAAI_COPY_SLOT_WAIT)) {
-		int ret = atomic_read(&job->error) ?: vaai_copy_check(job);
+	struct vaai_copy_waiter w;
+	struct vaai_copy_slot *slot;
+	int ret;
 
-		if (ret)
-			return ret;
+	slot = vaai_copy_slot_get(&w, atomic64_read(&job->xc->age));
+	if (slot)
+		return slot;
+	for (;;) {
+		slot = vaai_copy_slot_wait(&w, VAAI_COPY_SLOT_WAIT);
+		ret = atomic_read(&job->error) ?: vaai_copy_check(job);
+		if (slot)
+			break;
+		if (ret || atomic64_read(&job->next) >= job->len) {
+			vaai_copy_slot_cancel(&w);
+			return ret ? ERR_PTR(ret) : NULL;
+		}
 	}
-	return 0;
+	/* what happened while it waited */
+	if (ret) {
+		vaai_copy_slot_put(slot);
+		return ERR_PTR(ret);
+	}
+	return slot;
 }
 
-/* Take chunks until there are none left, or the job failed or stopped. */
-static void vaai_copy_loop(struct vaai_copy_job *job, struct bio_vec *bv)
+/* Move the n bytes at off into the segment, in the slot given. */
+static int vaai_copy_chunk(struct vaai_copy_job *job,
+			   struct vaai_copy_slot *slot, loff_t off, size_t n)
 {
+	struct bio_vec *bv;
+
+	if (job->how == VAAI_COPY_SPLICE)
+		return vaai_copy_file_range(job, job->src_pos + off,
+					    job->dst_pos + off, n,
+					    COPY_FILE_SPLICE);
+	bv = vaai_copy_slot_buffer(slot);
+	if (!bv)
+		return -ENOMEM;
+	return vaai_copy_bounce(job, job->src_pos + off, job->dst_pos + off, n,
+				bv);
+}
+
+/*
+ * A quantum of chunks moved: the copy waits behind those that came since
+ * (vaai_copy_slots.c).  Counted over the command, whatever its segments.
+ */
+static void vaai_copy_aging(struct vaai_xcopy *xc)
+{
+	if (!(atomic_inc_return(&xc->chunks) % VAAI_COPY_QUANTUM))
+		atomic64_set(&xc->age, vaai_copy_slot_age());
+}
+
+/*
+ * Take chunks until there are none left, or the job failed or stopped.
+ * A worker in the background (vaai_copy_background()) keeps its slot from
+ * chunk to chunk while no older copy waits and nothing else wants the
+ * CPU: a slot handed from worker to worker is a wakeup and a switch per
+ * chunk.  One that is to yield its CPU passes the slot on first, so that
+ * no copy waits for a worker that is not running; an ordinary one always
+ * passes it on.
+ */
+static void vaai_copy_loop(struct vaai_copy_job *job, bool keep)
+{
+	struct vaai_copy_slot *slot = NULL;
+
 	for (;;) {
 		s64 taken;
 		loff_t off;
@@ -288,46 +329,41 @@ static void vaai_copy_loop(struct vaai_copy_job *job, struct bio_vec *bv)
 		int ret;
 
 		if (atomic_read(&job->error))
-			return;
+			break;
 		if (atomic64_read(&job->next) >= job->len)
-			return;		/* all taken: no slot needed */
-		ret = vaai_copy_check(job) ?: vaai_copy_slot(job);
+			break;		/* all taken: no slot needed */
+		ret = vaai_copy_check(job);
+		if (!ret && !slot) {
+			slot = vaai_copy_slot(job);
+			if (IS_ERR(slot)) {
+				ret = PTR_ERR(slot);
+				slot = NULL;
+			} else if (!slot) {
+				break;	/* taken meanwhile */
+			}
+		}
 		if (ret) {
 			atomic_cmpxchg(&job->error, 0, ret);
-			return;
+			break;
 		}
 		taken = atomic64_fetch_add(VAAI_COPY_CHUNK, &job->next);
-		if (taken >= job->len) {
-			up(&vaai_copy_slots);
-			return;
-		}
+		if (taken >= job->len)
+			break;
 		n = min_t(loff_t, VAAI_COPY_CHUNK, job->len - taken);
 		off = job->backward ? job->len - taken - n : taken;
-		if (job->how == VAAI_COPY_SPLICE)
-			ret = vaai_copy_file_range(job, job->src_pos + off,
-						   job->dst_pos + off, n,
-						   COPY_FILE_SPLICE);
-		else
-			ret = vaai_copy_bounce(job, job->src_pos + off,
-					       job->dst_pos + off, n, bv);
-		up(&vaai_copy_slots);
+		ret = vaai_copy_chunk(job, slot, off, n);
 		if (ret) {
 			atomic_cmpxchg(&job->error, 0, ret);
-			return;
+			break;
 		}
+		vaai_copy_aging(job->xc);
+		if (!vaai_copy_slot_pass(slot, atomic64_read(&job->xc->age),
+					 keep && !need_resched()))
+			slot = NULL;
+		cond_resched();
 	}
-}
-
-/* A bounce worker's buffer, or none for a splice; false: out of memory. */
-static bool vaai_copy_buffer(struct vaai_copy_job *job, struct bio_vec **bv,
-			     unsigned int *nr)
-{
-	*bv = NULL;
-	*nr = 0;
-	if (job->how == VAAI_COPY_SPLICE)
-		return true;
-	*bv = vaai_pages_alloc(VAAI_COPY_CHUNK, nr);
-	return *bv != NULL;
+	if (slot)
+		vaai_copy_slot_put(slot);
 }
 
 /*
@@ -348,14 +384,16 @@ static bool vaai_copy_buffer(struct vaai_copy_job *job, struct bio_vec **bv,
  *
  * The cost: while ordinary tasks keep every CPU busy, these copies get a
  * small share of it.  What waits for them waits as long: a range lock a
- * chunk holds (the copy's own ranges), the chunk slot it holds, an abort
- * (noticed between chunks).  A copy that touches a file stays ordinary:
+ * chunk holds (the copy's own ranges), the chunk slot it holds while it
+ * moves a chunk (between chunks it passes the slot on before it yields),
+ * an abort (noticed between chunks).  A copy that touches a file stays ordinary:
  * the file system's inode lock, which every command to the LUN takes,
  * may be held across its I/O (a buffered write, a direct write into a
  * hole).  A persistent token's file is only read.
  *
  * The worker belongs to a pool that serves other queues: it gets back
- * the policy and priority it had.
+ * the policy and priority it had.  What it may allocate at that priority
+ * is a slot's buffer, the first time the slot bounces.
  */
 struct vaai_copy_prio {
 	struct sched_attr was;
@@ -403,33 +441,23 @@ static void vaai_copy_foreground(struct vaai_copy_prio *prio)
 		sched_setattr_nocheck(current, &prio->was);
 }
 
-/* A helper worker: without a buffer it leaves its share to the others. */
 static void vaai_copy_worker_fn(struct work_struct *work)
 {
 	struct vaai_copy_worker *w = container_of(work, struct vaai_copy_worker,
 						  work);
 	struct vaai_copy_prio prio;
-	struct bio_vec *bv;
-	unsigned int nr;
 
-	if (!vaai_copy_buffer(w->job, &bv, &nr))
-		return;
 	vaai_copy_background(w->job, &prio);
-	vaai_copy_loop(w->job, bv);
+	vaai_copy_loop(w->job, prio.changed);
 	vaai_copy_foreground(&prio);
-	if (bv)
-		vaai_pages_free(bv, nr);
 }
 
 static int vaai_copy_chunked(struct vaai_copy_job *job)
 {
 	struct vaai_copy_worker w[VAAI_COPY_WORKERS - 1];
-	unsigned int i, nr, helpers = 0;
+	unsigned int i, helpers = 0;
 	struct vaai_copy_prio prio;
-	struct bio_vec *bv;
 
-	if (!vaai_copy_buffer(job, &bv, &nr))
-		return -ENOMEM;
 	vaai_copy_background(job, &prio);
 	if (!job->serial)
 		helpers = min_t(loff_t, VAAI_COPY_WORKERS - 1,
@@ -439,15 +467,13 @@ static int vaai_copy_chunked(struct vaai_copy_job *job)
 		w[i].job = job;
 		vaai_queue_copy(&w[i].work);
 	}
-	vaai_copy_loop(job, bv);
+	vaai_copy_loop(job, prio.changed);
 	/* a helper that has not started has nothing left to do */
 	for (i = 0; i < helpers; i++) {
 		cancel_work_sync(&w[i].work);
 		destroy_work_on_stack(&w[i].work);
 	}
 	vaai_copy_foreground(&prio);
-	if (bv)
-		vaai_pages_free(bv, nr);
 	return atomic_read(&job->error);
 }
 
@@ -647,6 +673,7 @@ static bool vaai_copy_only_clones(struct vaai_xcopy *xc)
 
 void vaai_copy_start(struct vaai_xcopy *xc)
 {
+	atomic64_set(&xc->age, vaai_copy_slot_age());
 	INIT_WORK(&xc->work, vaai_copy_work);
 	if (vaai_copy_only_clones(xc))
 		vaai_queue_clone(&xc->work);

@@ -255,12 +255,16 @@ static int __init vaai_init(void)
 		goto out_destroy_copy_wq;
 	}
 
-	vaai_copy_init();
-	ret = transport_backend_register(&vaai_backend_ops);
+	ret = vaai_copy_slots_init();
 	if (ret)
 		goto out_destroy_clone_wq;
+	ret = transport_backend_register(&vaai_backend_ops);
+	if (ret)
+		goto out_slots_exit;
 	return 0;
 
+out_slots_exit:
+	vaai_copy_slots_exit();
 out_destroy_clone_wq:
 	destroy_workqueue(vaai_clone_wq);
 out_destroy_copy_wq:
@@ -284,6 +288,7 @@ static void __exit vaai_exit(void)
 	destroy_workqueue(vaai_copy_wq);
 	destroy_workqueue(vaai_start_wq);
 	destroy_workqueue(vaai_wq);
+	vaai_copy_slots_exit();
 	/* vaai_free_rcu() callbacks must have run before the cache goes. */
 	rcu_barrier();
 	vaai_stats_attrs_exit(vaai_backend_ops.tb_dev_attrib_attrs);

@@ -85,6 +85,9 @@ struct vaai_xcopy {
 	 */
 	struct vaai_odx_tok *tok;
 	struct file *tok_file;
+	/* in line for chunk slots, lower first; chunks moved (vaai_copy.c) */
+	atomic64_t age;
+	atomic_t chunks;
 };
 
 /* vaai_cscd.c */
@@ -99,6 +102,34 @@ bool vaai_cscd_reserved(struct se_cmd *cmd, struct vaai_cscd *c);
 
 /* vaai_copy.c */
 void vaai_copy_start(struct vaai_xcopy *xc);
+
+/*
+ * vaai_copy_slots.c: the slots chunks are moved in, and a worker waiting
+ * for one.  A chunk is small: on a RAM disk 256 KiB chunks moved 4 MiB
+ * copies sent one at a time twice as fast as 1 MiB ones, 4 MiB chunks
+ * slower still (docs/xcopy.md).  On a RAM disk the block store moves a
+ * chunk in bios of 64 KiB, with a point to reschedule between them
+ * (vaai_bdev.c).
+ */
+#define VAAI_COPY_CHUNK		(256U << 10)
+
+struct vaai_copy_slot;
+
+struct vaai_copy_waiter {
+	struct list_head entry;
+	struct task_struct *task;
+	u64 age;
+	struct vaai_copy_slot *slot;	/* granted */
+};
+
+u64 vaai_copy_slot_age(void);
+struct vaai_copy_slot *vaai_copy_slot_get(struct vaai_copy_waiter *w, u64 age);
+struct vaai_copy_slot *vaai_copy_slot_wait(struct vaai_copy_waiter *w,
+					   long timeout);
+void vaai_copy_slot_cancel(struct vaai_copy_waiter *w);
+bool vaai_copy_slot_pass(struct vaai_copy_slot *s, u64 age, bool keep);
+void vaai_copy_slot_put(struct vaai_copy_slot *s);
+struct bio_vec *vaai_copy_slot_buffer(struct vaai_copy_slot *s);
 
 /* vaai_copy_results.c */
 void vaai_copy_status_init(struct vaai_copy_status *st, struct se_cmd *cmd);
