@@ -5,13 +5,23 @@ read as zeros, swallow writes, and take DELAY_MS for every I/O, so a copy or
 a WRITE SAME over them runs for seconds or minutes."""
 
 import contextlib
+import struct
 import subprocess
 import threading
 import time
 
 import pytest
 from conftest import INITIATOR, ISCSI_IQN, KEPT, sh
-from scsi import clear_unit_attention, expect_good, sg_io
+from scsi import (
+    clear_unit_attention,
+    cscd_e4,
+    expect_good,
+    naa_of,
+    receive_copy_results,
+    seg_b2b,
+    sg_io,
+    xcopy_list,
+)
 from vaai import VaaiStorageObject
 from vaai.export import drop_lun, export_iscsi, export_loopback, find_disk, sg_of, unexport
 
@@ -19,6 +29,7 @@ GiB = 1 << 30
 SIZE = 64 * GiB
 BS = 4096
 DELAY_MS = 5
+SEG_BLOCKS = 65535
 
 
 class ZeroLun:
@@ -158,3 +169,41 @@ def ended_soon_after(th, out, t, what):
     th.join(30)
     assert not th.is_alive(), f"the command outlived {what} by 30 s"
     assert out["end"] - t < 5, "command ended {:.1f} s after {}".format(out["end"] - t, what)
+
+
+def whole_lun_copy(a, b, list_id=0, usage=3):
+    """One EXTENDED COPY of all 64 GiB of a onto b, 256 MiB per segment."""
+    segs, lba = [], 0
+    while lba < SIZE // BS and len(segs) < 256:
+        n = min(SEG_BLOCKS, SIZE // BS - lba)
+        segs.append(seg_b2b(0, 1, n, lba, lba))
+        lba += n
+    return xcopy_list(
+        [cscd_e4(naa_of(a.sg), BS), cscd_e4(naa_of(b.sg), BS)], segs, list_id=list_id, usage=usage
+    )
+
+
+def copy_status(lun, list_id):
+    """(state, bytes done) from COPY STATUS."""
+    d = expect_good(receive_copy_results(lun.sg, 0x00, list_id)).data
+    return d[4] & 0x7F, struct.unpack(">I", d[8:12])[0] << (10 * d[7])
+
+
+def stopped_early(lun, list_id):
+    """The copy ended as failed, having moved part of the LUN.  (tcm_loop
+    answers an aborted command GOOD to the initiator, so its status says
+    nothing.)"""
+    state, done = copy_status(lun, list_id)
+    assert state == 0x02, f"copy state 0x{state:02x} after the abort"
+    assert 0 < done < SIZE
+
+
+def reset_stops_copy(a, b, th, out, list_id):
+    """A LUN reset of a ends the copy th runs (list_id, a to b) soon after,
+    as failed, having moved part of the LUN; both LUNs answer again."""
+    t_reset = time.monotonic()
+    sh("sg_reset", "--no-esc", "--device", a.sg)
+    ended_soon_after(th, out, t_reset, "the LUN reset")
+    usable(a)
+    usable(b)
+    stopped_early(a, list_id)

@@ -5,38 +5,31 @@ shows in COPY STATUS while it runs, and the LUNs are usable afterwards.
 The LUNs are device-mapper zero targets behind delay targets: 64 GiB that
 cost no memory, and a copy between them that runs for minutes."""
 
-import struct
 import time
 
 import pytest
-from conftest import sh, unload_and_reload
+from conftest import unload_and_reload
 from scsi import (
     ILLEGAL_REQUEST,
     RESERVATION_CONFLICT,
     clear_unit_attention,
-    cscd_e4,
     expect_good,
     expect_sense,
-    naa_of,
-    receive_copy_results,
-    seg_b2b,
     sg_io,
     xcopy,
-    xcopy_list,
 )
 from sense_codes import OPERATION_IN_PROGRESS
 from slowdev import (
-    BS,
-    SIZE,
+    copy_status,
     ended_soon_after,
     in_background,
     iscsi_session,
     kept_zero_luns,
+    reset_stops_copy,
+    stopped_early,
     usable,
+    whole_lun_copy,
 )
-
-SEG_BLOCKS = 65535
-
 
 kept = kept_zero_luns("zsrc", "zdst")
 
@@ -45,33 +38,6 @@ kept = kept_zero_luns("zsrc", "zdst")
 def zero_pair(kept):
     with kept.each() as made:
         yield made
-
-
-def whole_lun_copy(a, b, list_id=0, usage=3):
-    """One EXTENDED COPY of all 64 GiB of a onto b, 256 MiB per segment."""
-    segs, lba = [], 0
-    while lba < SIZE // BS and len(segs) < 256:
-        n = min(SEG_BLOCKS, SIZE // BS - lba)
-        segs.append(seg_b2b(0, 1, n, lba, lba))
-        lba += n
-    return xcopy_list(
-        [cscd_e4(naa_of(a.sg), BS), cscd_e4(naa_of(b.sg), BS)], segs, list_id=list_id, usage=usage
-    )
-
-
-def copy_status(lun, list_id):
-    """(state, bytes done) from COPY STATUS."""
-    d = expect_good(receive_copy_results(lun.sg, 0x00, list_id)).data
-    return d[4] & 0x7F, struct.unpack(">I", d[8:12])[0] << (10 * d[7])
-
-
-def stopped_early(lun, list_id):
-    """The copy ended as failed, having moved part of the LUN.  (tcm_loop
-    answers an aborted command GOOD to the initiator, so its status says
-    nothing.)"""
-    state, done = copy_status(lun, list_id)
-    assert state == 0x02, f"copy state 0x{state:02x} after the abort"
-    assert 0 < done < SIZE
 
 
 def test_abort_task_stops_the_copy_promptly(zero_pair):
@@ -111,12 +77,7 @@ def test_lun_reset_stops_the_copy_promptly(zero_pair):
         ILLEGAL_REQUEST,
         *OPERATION_IN_PROGRESS,
     )
-    t_reset = time.monotonic()
-    sh("sg_reset", "--no-esc", "--device", a.sg)
-    ended_soon_after(th, out, t_reset, "the LUN reset")
-    usable(a)
-    usable(b)
-    stopped_early(a, 5)
+    reset_stops_copy(a, b, th, out, 5)
 
 
 def test_reservation_taken_mid_copy_stops_it(zero_pair, over_iscsi):
