@@ -275,7 +275,7 @@ bench: build/bench/sgloop build/bench/heartbeat
 	$(MAKE) module KERNELRELEASE=$(BENCH_KERNEL)
 	tests/vm/run.py --kver $(BENCH_KERNEL) --mem 12G \
 		--append clocksource=tsc --append tsc=reliable \
-		--log build/vm/bench-console.log --timeout 12600 -- bench/guest-bench.sh
+		--log build/vm/bench-console.log --timeout 14400 -- bench/guest-bench.sh
 	$(PYTHON) bench/report.py --data build/bench/results.json \
 		--profile build/bench/profile.json \
 		--durability build/bench/durability.json --metrics build/bench/metrics.json \

@@ -18,6 +18,6 @@ set -e
 	--only 4k-randwrite-qd32 --only 4k-randrw70-qd32 --only 64k-seqwrite-qd8
 /usr/bin/python3 bench/guest_thin.py build/bench/thin.json
 /usr/bin/python3 bench/guest_caw.py build/bench/caw.json
-/usr/bin/python3 bench/guest_ats.py build/bench/ats.json
+/usr/bin/python3 bench/guest_ats.py build/bench/ats.json --fabric loop --fabric iscsi
 /usr/bin/python3 bench/guest_space.py build/bench/space.json
 /usr/bin/python3 bench/guest_clone.py build/bench/clone.json

@@ -1,6 +1,8 @@
 """ATS heartbeats beside streams, inside the VM: what a VMFS heartbeat
 waits while the same host streams VM I/O to the LUN, ours against
-upstream LIO on the same store, in the same boot, over tcm_loop.
+upstream LIO on the same store, in the same boot, over tcm_loop and, with
+--fabric iscsi, over LIO's iSCSI target with this guest's open-iscsi
+logged in on 127.0.0.1 (the TPG as vaaictl sets it up for ESXi).
 
 A heartbeat (bench/heartbeat.c) is a single-block COMPARE AND WRITE of one
 block every 10 ms, timed in C.  Beside it, on blocks from 64 MiB on, one of
@@ -22,7 +24,8 @@ stream on both sides, rotating which goes first; after each point the
 heartbeat block must hold the count of beats that ended GOOD.
 
     guest_ats.py OUT.json [--rounds 3] [--seconds 10] [--store file|block]
-                          [--stream NAME] [--trace | --trace-sched]
+                          [--fabric loop|iscsi] [--stream NAME]
+                          [--trace | --trace-sched]
                           [--bdevs OURS,LIO] [--durable]
 
 --bdevs puts the block store's two LUNs on those devices instead of RAM
@@ -55,7 +58,9 @@ from guestlib import HEARTBEAT, SGLOOP, clocksource, cmd_file, sh, xfs_on_brd  #
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 from scsi import cdb_write_same16, clear_unit_attention, naa_of, read_blocks  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
+from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport  # noqa: E402
+
+from fabrics import INITIATOR  # noqa: E402
 
 MiB = 1 << 20
 LUN_BYTES = 512 * MiB
@@ -64,6 +69,8 @@ STREAM_OFF = 64 * MiB  # where the streams work, to the LUN's end
 FS_MNT = "/run/vaai-ats"
 BDEVS = {"ours": "/dev/ram1", "lio": "/dev/ram2"}
 SIDES = ("ours", "lio")
+FABRICS = {"loop": "tcm_loop", "iscsi": "iSCSI"}
+ISCSI_IQN = "iqn.2026-11.org.vaai:ats"
 SIDE_TEXT = {
     "file": {"ours": "vaai (write cache off)", "lio": "target_core_file (write_back=0)"},
     "block": {"ours": "vaai", "lio": "target_core_iblock"},
@@ -247,13 +254,42 @@ def make_so(store, who, path, thin=False):
     return so
 
 
-def export(so):
-    export_loopback(so)
-    disk = find_disk(so, "tcm_loopback")
+def _lun(disk):
     sg = sg_of(disk)
     clear_unit_attention(sg)
-    sh("udevadm", "settle")
     return Lun(disk, sg, naa_of(sg), 512)
+
+
+@contextlib.contextmanager
+def exported(sos, fabric):
+    """sos ({who: storage object}) exported over fabric: {who: Lun}.
+    Over iSCSI, both in one TPG with the ESXi profile, this guest's
+    open-iscsi logged in to it, and logged out after."""
+    logged_in = False
+    try:
+        if fabric == "loop":
+            disks = {}
+            for who, so in sos.items():
+                export_loopback(so)
+                disks[who] = find_disk(so, "tcm_loopback")
+        else:
+            sh(INITIATOR, "start")
+            me = sh(INITIATOR, "name").strip()
+            for i, so in enumerate(sos.values()):
+                export_iscsi(so, ISCSI_IQN, initiators=[me], lun=i, profile="esxi")
+            sh(INITIATOR, "login", ISCSI_IQN)
+            logged_in = True
+            disks = {who: find_disk(so, "iscsi_tcp", target=ISCSI_IQN) for who, so in sos.items()}
+        luns = {who: _lun(disk) for who, disk in disks.items()}
+        sh("udevadm", "settle")
+        yield luns
+    finally:
+        if logged_in:
+            subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True, check=False)
+        for so in sos.values():
+            # each taken down, whatever the one before did
+            with contextlib.suppress(Exception):
+                unexport(so)
 
 
 def queue_of(dev):
@@ -276,11 +312,11 @@ def write_back(disk):
 
 
 @contextlib.contextmanager
-def exported_sides(store, thin=False, durable=False):
+def exported_sides(store, thin=False, durable=False, fabric="loop"):
     """Both sides' LUNs on store, written out in full (so that no side
-    allocates beside what is measured) and exported: {who: Lun}.
-    durable: ours' write cache stays off whatever LIO reports."""
-    sos, luns = {}, {}
+    allocates beside what is measured) and exported over fabric: {who:
+    Lun}.  durable: ours' write cache stays off whatever LIO reports."""
+    sos = {}
     try:
         for who in SIDES:
             if store == "block":
@@ -293,20 +329,18 @@ def exported_sides(store, thin=False, durable=False):
                     os.unlink(path)
             sh("dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={LUN_BYTES // MiB}", flag)
             sos[who] = make_so(store, who, path, thin)
-            luns[who] = export(sos[who])
-        if store == "block" and not durable and write_back(luns["lio"].disk):
-            # LIO's iblock reports its device's volatile write cache to the
-            # host (MODE SENSE's WCE) and writes without FUA: not durable at
-            # GOOD.  Ours, with its write cache off, would flush each
-            # heartbeat; with it on, ours does the same work as LIO's.
-            sos["ours"].set_attribute("emulate_write_cache", "1")
-            print("block: LIO reports a write cache; ours turned on too", flush=True)
-        yield luns
+        with exported(sos, fabric) as luns:
+            if store == "block" and not durable and write_back(luns["lio"].disk):
+                # LIO's iblock reports its device's volatile write cache to
+                # the host (MODE SENSE's WCE) and writes without FUA: not
+                # durable at GOOD.  Ours, with its write cache off, would
+                # flush each heartbeat; with it on, ours does the same work
+                # as LIO's.
+                sos["ours"].set_attribute("emulate_write_cache", "1")
+                print("block: LIO reports a write cache; ours turned on too", flush=True)
+            yield luns
     finally:
         for so in sos.values():
-            # each taken down, whatever the one before did
-            with contextlib.suppress(Exception):
-                unexport(so)
             so.delete()
 
 
@@ -333,9 +367,9 @@ def unshare(store, who):
         write_stream_range(os.path.join(FS_MNT, f"{who}.img"))
 
 
-def run_store(store, streams, seconds, rounds, trace=False, durable=False):
-    """Both sides of store, each exported; every stream on each, rounds
-    times, rotating which side goes first.  Each round on LUNs made anew:
+def run_store(store, fabric, streams, seconds, rounds, trace=False, durable=False):
+    """Both sides of store, exported over fabric; every stream on each,
+    rounds times, rotating which side goes first.  Each round on LUNs made anew:
     on the file store, the copy point's shared extents would otherwise
     be copied on write under the next round's streams."""
     tracer = ats_trace.Trace(sched=trace == "sched") if trace else None
@@ -343,7 +377,7 @@ def run_store(store, streams, seconds, rounds, trace=False, durable=False):
         per = {s: [] for s in streams}
         for r in range(rounds):
             order = SIDES[r % 2 :] + SIDES[: r % 2]
-            with exported_sides(store, durable=durable) as luns:
+            with exported_sides(store, durable=durable, fabric=fabric) as luns:
                 for stream in streams:
                     res = {}
                     for who in order:
@@ -351,7 +385,7 @@ def run_store(store, streams, seconds, rounds, trace=False, durable=False):
                         res[who] = point(luns[who], stream, seconds, tracer)
                     per[stream].append(res)
                     print(
-                        f"{store} {stream} round {r + 1}: "
+                        f"{store} {fabric} {stream} round {r + 1}: "
                         + ", ".join(f"{who} p99 {res[who]['p99_us']:.0f} us" for who in SIDES),
                         flush=True,
                     )
@@ -398,37 +432,44 @@ def pooled(rounds, who):
     return {"beats": len(lat), "p50_us": percentile(lat, 0.5), "p99_us": percentile(lat, 0.99)}
 
 
-def measure_stores(out, meta, stores, run, worst=()):
-    """run(store) -> {stream: [round, ...]} for each store, on the RAM
-    disks (ram0 holds the file store's XFS, ram1 and ram2 are the block
-    LUNs); out rewritten after each store with every figure's median of
-    the rounds, those named in worst the worst of them; where the rounds
-    keep each beat (lat_us), the beats' figures are those of all rounds'
-    beats together."""
+def measure_stores(out, meta, stores, run, worst=(), fabrics=("loop",)):
+    """run(store, fabric) -> {stream: [round, ...]} for each fabric and
+    store, on the RAM disks (ram0 holds the file store's XFS, ram1 and
+    ram2 are the block LUNs); out rewritten after each with every
+    figure's median of the rounds, those named in worst the worst of
+    them; where the rounds keep each beat (lat_us), the beats' figures
+    are those of all rounds' beats together."""
     results = []
     with xfs_on_brd(FS_MNT, 3 * LUN_BYTES // 1024, rd_nr=3):
-        for store in stores:
-            for stream, rounds in run(store).items():
-                entry = {"store": store, "stream": stream, "rounds": rounds}
-                for who in SIDES:
-                    entry[who] = {
-                        k: median(rd[who][k] for rd in rounds)
-                        for k in rounds[0][who]
-                        if k not in ("trace", "lat_us")
-                    }
-                    for k in worst:
-                        entry[who][k] = max(rd[who][k] for rd in rounds)
-                    if "lat_us" in rounds[0][who]:
-                        entry[who].update(pooled(rounds, who))
-                results.append(entry)
-            with open(out + ".tmp", "w") as f:
-                json.dump({"meta": meta, "results": results}, f, indent=2)
-            os.replace(out + ".tmp", out)
+        for fabric in fabrics:
+            for store in stores:
+                for stream, rounds in run(store, fabric).items():
+                    entry = {"store": store, "fabric": fabric, "stream": stream, "rounds": rounds}
+                    for who in SIDES:
+                        entry[who] = {
+                            k: median(rd[who][k] for rd in rounds)
+                            for k in rounds[0][who]
+                            if k not in ("trace", "lat_us")
+                        }
+                        for k in worst:
+                            entry[who][k] = max(rd[who][k] for rd in rounds)
+                        if "lat_us" in rounds[0][who]:
+                            entry[who].update(pooled(rounds, who))
+                    results.append(entry)
+                with open(out + ".tmp", "w") as f:
+                    json.dump({"meta": meta, "results": results}, f, indent=2)
+                os.replace(out + ".tmp", out)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     stream_args(p, STREAMS, 10, "heartbeat seconds")
+    p.add_argument(
+        "--fabric",
+        action="append",
+        choices=tuple(FABRICS),
+        help="fabrics, in order (default: loop)",
+    )
     p.add_argument(
         "--trace",
         action="store_true",
@@ -461,13 +502,17 @@ def main():
         # the RAM disks' queues do not exist until measure_stores loads brd
         disks = {"bdevs": {who: queue_of(BDEVS[who]) for who in SIDES}}
     streams = args.stream or list(STREAMS)
+    fabrics = args.fabric or ["loop"]
     measure_stores(
         args.out,
-        bench_meta(args, trace=trace, durable=args.durable, **disks),
+        bench_meta(args, trace=trace, durable=args.durable, fabrics=fabrics, **disks),
         args.store or ("file", "block"),
-        lambda store: run_store(store, streams, args.seconds, args.rounds, trace, args.durable),
+        lambda store, fabric: run_store(
+            store, fabric, streams, args.seconds, args.rounds, trace, args.durable
+        ),
         # the worst beat of all rounds, not a median of them
         worst=("max_us",),
+        fabrics=fabrics,
     )
     return 0
 

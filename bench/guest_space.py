@@ -169,7 +169,7 @@ def main():
         args.out,
         bench_meta(args, unmap_rate=UNMAP_RATE),
         args.store or ("file", "block"),
-        lambda store: run_store(store, streams, args.seconds, args.rounds),
+        lambda store, _fabric: run_store(store, streams, args.seconds, args.rounds),
     )
     return 0
 

@@ -63,13 +63,31 @@ def rows(text, title):
 
 def test_each_store_has_its_table_with_both_ratios():
     text = report_ats.render_ats(DATA)
-    assert rows(text, "file store (XFS on a RAM disk)") == [
+    assert rows(text, "file store (XFS on a RAM disk) over tcm_loop") == [
         ["idle", "800", "900", "1000", "1200", "0.83", "1.00", "3000", "5000", "n/a", "n/a"],
         ["seq1m-qd4", "1500", "1400", "3000", "2000", "1.50", "3.00", "9000", "8000", "510", "343"],
     ]
     # a figure not measured is n/a, and so is its ratio
-    assert rows(text, "block store (RAM disk)")[0][3:6] == ["900", "n/a", "n/a"]
+    assert rows(text, "block store (RAM disk) over tcm_loop")[0][3:6] == ["900", "n/a", "n/a"]
     assert "bench/report.py --ats build/bench/ats.json" in text
+    # a run from before --fabric measured tcm_loop alone, and says so
+    assert "over tcm_loop,\n" in text and "--fabric" not in text
+
+
+def test_each_fabric_has_its_tables_and_the_command_names_them():
+    iscsi = [dict(r, fabric="iscsi", ours=beats(2000, 4000, 9000)) for r in DATA["results"]]
+    loop = [dict(r, fabric="loop") for r in DATA["results"]]
+    text = report_ats.render_ats(dict(DATA, results=loop + iscsi))
+    assert "over tcm_loop and iSCSI," in text
+    assert "--seconds 10 --fabric loop --fabric iscsi" in text
+    assert rows(text, "file store (XFS on a RAM disk) over tcm_loop")[0][3] == "1000"
+    got = rows(text, "file store (XFS on a RAM disk) over iSCSI")
+    assert [r[0] for r in got] == ["idle", "seq1m-qd4"]
+    # ours' idle p99 over iSCSI is the ratio's base there, not tcm_loop's
+    assert got[1][3] == "4000" and got[1][6] == "1.00"
+    assert rows(text, "block store (RAM disk) over iSCSI")[0][3] == "4000"
+    # tcm_loop first, whatever order the run went in
+    assert text.index("over tcm_loop\n") < text.index("over iSCSI\n")
 
 
 def test_report_rewrites_the_ats_block_alone():
