@@ -255,7 +255,7 @@ static int vaai_copy_bounce(struct vaai_copy_job *job, loff_t spos,
  * on another LUN to end, only for its chunks up to a quantum.  NULL: the
  * other workers took every chunk meanwhile.
  */
-static struct vaai_copy_slot *vaai_copy_slot(struct vaai_copy_job *job)
+static struct vaai_copy_slot *vaai_copy_slot_take(struct vaai_copy_job *job)
 {
 	struct vaai_copy_waiter w;
 	struct vaai_copy_slot *slot;
@@ -334,7 +334,7 @@ static void vaai_copy_loop(struct vaai_copy_job *job, bool keep)
 			break;		/* all taken: no slot needed */
 		ret = vaai_copy_check(job);
 		if (!ret && !slot) {
-			slot = vaai_copy_slot(job);
+			slot = vaai_copy_slot_take(job);
 			if (IS_ERR(slot)) {
 				ret = PTR_ERR(slot);
 				slot = NULL;
@@ -386,10 +386,10 @@ static void vaai_copy_loop(struct vaai_copy_job *job, bool keep)
  * small share of it.  What waits for them waits as long: a range lock a
  * chunk holds (the copy's own ranges), the chunk slot it holds while it
  * moves a chunk (between chunks it passes the slot on before it yields),
- * an abort (noticed between chunks).  A copy that touches a file stays ordinary:
- * the file system's inode lock, which every command to the LUN takes,
- * may be held across its I/O (a buffered write, a direct write into a
- * hole).  A persistent token's file is only read.
+ * an abort (noticed between chunks).  A copy that touches a file stays
+ * ordinary: the file system's inode lock, which every command to the LUN
+ * takes, may be held across its I/O (a buffered write, a direct write
+ * into a hole).  A persistent token's file is only read.
  *
  * The worker belongs to a pool that serves other queues: it gets back
  * the policy and priority it had.  What it may allocate at that priority
