@@ -1,8 +1,9 @@
 """ATS heartbeats beside streams, inside the VM: what a VMFS heartbeat
 waits while the same host streams VM I/O to the LUN, ours against
-upstream LIO on the same store, in the same boot, over tcm_loop and, with
---fabric iscsi, over LIO's iSCSI target with this guest's open-iscsi
-logged in on 127.0.0.1 (the TPG as vaaictl sets it up for ESXi).
+upstream LIO on the same store, in the same boot, over tcm_loop (--fabric
+loop, the default), over LIO's iSCSI target with this guest's open-iscsi
+logged in on 127.0.0.1 (--fabric iscsi; the TPG as vaaictl sets it up
+for ESXi), or both.
 
 A heartbeat (bench/heartbeat.c) is a single-block COMPARE AND WRITE of one
 block every 10 ms, timed in C.  Beside it, on blocks from 64 MiB on, one of
@@ -277,15 +278,20 @@ def exported(sos, fabric):
             me = sh(INITIATOR, "name").strip()
             for i, so in enumerate(sos.values()):
                 export_iscsi(so, ISCSI_IQN, initiators=[me], lun=i, profile="esxi")
+            logged_in = True  # a login that fails half way is logged out too
             sh(INITIATOR, "login", ISCSI_IQN)
-            logged_in = True
             disks = {who: find_disk(so, "iscsi_tcp", target=ISCSI_IQN) for who, so in sos.items()}
         luns = {who: _lun(disk) for who, disk in disks.items()}
         sh("udevadm", "settle")
         yield luns
     finally:
         if logged_in:
-            subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True, check=False)
+            out = subprocess.run(
+                [INITIATOR, "logout", ISCSI_IQN], capture_output=True, text=True, check=False
+            )
+            if out.returncode:
+                # the next login would fail on the session left behind
+                print(f"iSCSI logout failed: {out.stdout}{out.stderr}", flush=True)
         for so in sos.values():
             # each taken down, whatever the one before did
             with contextlib.suppress(Exception):

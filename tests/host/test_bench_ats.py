@@ -80,14 +80,18 @@ def test_each_fabric_has_its_tables_and_the_command_names_them():
     text = report_ats.render_ats(dict(DATA, results=loop + iscsi))
     assert "over tcm_loop and iSCSI," in text
     assert "--seconds 10 --fabric loop --fabric iscsi" in text
+    assert "--timeout 7200" in text and "--timeout 3600" in report_ats.render_ats(DATA)
+    # the command as the run was asked for, the tables in the page's order
+    meta = dict(DATA["meta"], fabrics=["iscsi", "loop"])
+    text = report_ats.render_ats(dict(DATA, meta=meta, results=iscsi + loop))
+    assert "--fabric iscsi --fabric loop" in text
+    assert text.index("over tcm_loop\n") < text.index("over iSCSI\n")
     assert rows(text, "file store (XFS on a RAM disk) over tcm_loop")[0][3] == "1000"
     got = rows(text, "file store (XFS on a RAM disk) over iSCSI")
     assert [r[0] for r in got] == ["idle", "seq1m-qd4"]
     # ours' idle p99 over iSCSI is the ratio's base there, not tcm_loop's
     assert got[1][3] == "4000" and got[1][6] == "1.00"
     assert rows(text, "block store (RAM disk) over iSCSI")[0][3] == "4000"
-    # tcm_loop first, whatever order the run went in
-    assert text.index("over tcm_loop\n") < text.index("over iSCSI\n")
 
 
 def test_report_rewrites_the_ats_block_alone():
