@@ -338,6 +338,44 @@ def test_sigterm_before_the_vm_exists_cuts_it_once_it_does(monkeypatch, tmp_path
         time.sleep(0.01)
 
 
+def state(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path):
+    """The rig's freeze: every process of the VM's stopped (QEMU is vng's),
+    then running on; a frozen VM's power can be cut."""
+    args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
+    pid = tmp_path / "pid"
+    vm = ["sh", "-c", f"sleep 60 & echo $! > {pid}; echo guest-init: up; wait"]
+    seen = []
+
+    def until(want):
+        for _ in range(500):
+            if state(int(pid.read_text())) in want:
+                break
+            time.sleep(0.01)
+        seen.append(state(int(pid.read_text())))
+
+    def rig():
+        for _ in range(500):
+            if pid.exists() and pid.read_text().strip():
+                break
+            time.sleep(0.01)
+        for sig, want in ((signal.SIGUSR1, "T"), (signal.SIGUSR2, "SR"), (signal.SIGUSR1, "T")):
+            os.kill(os.getpid(), sig)
+            until(want)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=rig).start()
+    rc, _watch = run.boot(args, vm, str(tmp_path / "rc"))
+    assert seen == ["T", "S", "T"]
+    assert rc == run.POWER_CUT
+    assert not running(int(pid.read_text()))
+    assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL
+
+
 def test_a_kernel_nowhere_stops_the_run(monkeypatch):
     monkeypatch.setattr(run.os.path, "exists", lambda path: False)
     args = run.parse_args(["--kver", "6.9.9-amd64", "--log", "l", "--", "true"])

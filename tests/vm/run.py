@@ -15,7 +15,9 @@ alone (QEMU's TCG running code another vCPU was patching): LOG.int3-boot.
 Several guests at once (tests/ha/rig.py) each get a run.py of their own,
 under the one VM lock the rig holds (--locked): --link joins NICs of two
 guests over UDP on 127.0.0.1, --shared-disk gives them one image, and
-SIGTERM cuts a guest's power (its QEMU killed at once).
+SIGTERM cuts a guest's power (its QEMU killed at once); SIGUSR1 freezes
+the guest (its QEMU stopped, disks and links as they are) and SIGUSR2
+thaws it.
 """
 
 import argparse
@@ -323,6 +325,8 @@ class PowerCutError(Exception):
 
 # run.py's exit status when SIGTERM cut the guest's power
 POWER_CUT = 137
+# what run.py sends the VM's processes on SIGUSR1 (freeze) and SIGUSR2
+FREEZE = {signal.SIGUSR1: signal.SIGSTOP, signal.SIGUSR2: signal.SIGCONT}
 
 
 def take_vm_lock():
@@ -484,7 +488,13 @@ def boot(args, argv, rc_file):
             kill_group(cut["proc"].pid)
             raise PowerCutError
 
+    def on_freeze(signum, frame):
+        if cut["proc"] is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(cut["proc"].pid, FREEZE[signum])
+
     previous = signal.signal(signal.SIGTERM, on_term)
+    thawed = {sig: signal.signal(sig, on_freeze) for sig in FREEZE}
     with open(args.log, "w") as log:
         log.write("# {}\n".format(" ".join(argv)))
         proc = subprocess.Popen(
@@ -533,6 +543,8 @@ def boot(args, argv, rc_file):
         finally:
             signal.alarm(0)
             signal.signal(signal.SIGTERM, previous)
+            for sig, handler in thawed.items():
+                signal.signal(sig, handler)
     if not os.path.exists(rc_file):
         return None, watch
     with open(rc_file) as f:
