@@ -78,6 +78,15 @@ class Node:
         self.wait_ready(timeout)
         return at
 
+    def freeze(self, timeout=60):
+        """The rig stops the node's QEMU: what it has under way stays so
+        until thaw() or a power cut.  When it did (time.time())."""
+        return self._power("freeze", "frozen", "frozen", timeout)
+
+    def thaw(self, timeout=60):
+        """The frozen node runs on."""
+        return self._power("thaw", "thawed", "thawed", timeout)
+
     def _power(self, ask, answer, what, timeout):
         # written whole and renamed: the rig may act on it, and remove
         # it, while an open() over 9p is still under way

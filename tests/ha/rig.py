@@ -16,6 +16,10 @@ test cuts a node's power by writing build/rig/kill-NODE, and the rig kills
 that node's QEMU and answers with build/rig/killed-NODE; it powers a cut
 node on again by writing build/rig/poweron-NODE, and the rig boots it
 (its disks as they were at the cut) and answers with build/rig/powered-NODE.
+A test freezes a node (its QEMU stopped: nothing it has under way ends)
+by writing build/rig/freeze-NODE, answered by build/rig/frozen-NODE, and
+thaws it by writing build/rig/thaw-NODE, answered by build/rig/thawed-NODE;
+a frozen node's power may be cut.
 A node's earlier boots keep their files as NODE.bootN (its directory, and
 NODE.bootN-console.log, NODE.bootN.out).
 
@@ -112,6 +116,29 @@ def set_aside(rig, name, boot):
     os.makedirs(os.path.join(rig, name))
 
 
+# a test's ask: (run.py's signal, the answer written, the answer it replaces)
+FREEZES = {
+    "freeze": (signal.SIGUSR1, "frozen", "thawed"),
+    "thaw": (signal.SIGUSR2, "thawed", "frozen"),
+}
+
+
+def freeze(guest, rig, name):
+    """Node name frozen or thawed if a test asked (the ask removed, the
+    answer written when it is done): did it?"""
+    for ask, (sig, answer, gone) in FREEZES.items():
+        path = os.path.join(rig, f"{ask}-{name}")
+        if os.path.exists(path):
+            guest.send_signal(sig)
+            os.unlink(path)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(rig, f"{gone}-{name}"))
+            put(os.path.join(rig, f"{answer}-{name}"), f"{time.time():.3f}\n")
+            print(f"rig: {name} {answer}", flush=True)
+            return True
+    return False
+
+
 def serve_power(guests, initiator, rig, boot):
     """Until the initiator is done: cut a node's power when a test asks,
     boot a cut node again (boot(name): its process) when a test asks, and
@@ -141,6 +168,8 @@ def serve_power(guests, initiator, rig, boot):
                 dead.add(name)
                 put(os.path.join(rig, name, "dead"), f"{guests[name].returncode}\n")
                 print(f"rig: {name} ended by itself ({guests[name].returncode})", flush=True)
+            elif freeze(guests[name], rig, name):
+                continue
             elif os.path.exists(os.path.join(rig, f"kill-{name}")):
                 guests[name].send_signal(signal.SIGTERM)
                 rc = guests[name].wait()
@@ -151,11 +180,12 @@ def serve_power(guests, initiator, rig, boot):
                     print(f"rig: {name} was not cut clean ({rc})", flush=True)
                     continue
                 killed.add(name)
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(os.path.join(rig, f"powered-{name}"))
+                for f in ("powered", "frozen"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(os.path.join(rig, f"{f}-{name}"))
                 put(os.path.join(rig, f"killed-{name}"), f"{time.time():.3f}\n")
                 print(f"rig: {name}'s power cut", flush=True)
-        time.sleep(0.05)
+        time.sleep(0.01)  # a test waits on a freeze or a cut
     return killed, dead
 
 

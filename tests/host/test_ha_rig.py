@@ -3,6 +3,7 @@
 
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -78,6 +79,7 @@ class FakeGuest:
 
     def __init__(self, ends=None, rc=0, on_term=None):
         self.ends, self.rc, self.on_term, self.polls, self.returncode = ends, rc, on_term, 0, None
+        self.signals = []
 
     def poll(self):
         self.polls += 1
@@ -86,7 +88,9 @@ class FakeGuest:
         return self.returncode
 
     def send_signal(self, sig):
-        self.returncode = self.on_term
+        self.signals.append(sig)
+        if sig == signal.SIGTERM:
+            self.returncode = self.on_term
 
     def wait(self, timeout=None):
         return self.returncode
@@ -195,3 +199,27 @@ def test_a_node_that_is_on_is_not_powered_on_at_its_next_cut(tmp_path, monkeypat
     assert (killed, dead) == ({"node1"}, set())
     assert not (tmp_path / "poweron-node1").exists()
     assert not (tmp_path / "powered-node1").exists()
+
+
+def test_the_rig_freezes_a_node_and_thaws_it_then_cuts_it_frozen(tmp_path, monkeypatch):
+    monkeypatch.setattr(rig.time, "sleep", lambda s: None)
+    for name in rig.NODES:
+        (tmp_path / name).mkdir()
+    guests = {"node1": FakeGuest(), "node2": FakeGuest(on_term=rig.run.POWER_CUT)}
+    seen = []
+
+    class Watching(Initiator):
+        def poll(self):
+            seen.append(sorted(p.name for p in tmp_path.glob("*-node2")))
+            return super().poll()
+
+    asks = [tmp_path / "freeze-node2", tmp_path / "thaw-node2", tmp_path / "freeze-node2"]
+    asks += [tmp_path / "kill-node2", None]
+    killed, dead = rig.serve_power(guests, Watching(asks), str(tmp_path), no_boot)
+    assert (killed, dead) == ({"node2"}, set())
+    freeze, thaw, cut = signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM
+    assert guests["node2"].signals == [freeze, thaw, freeze, cut]
+    assert guests["node1"].signals == []
+    # each answer replaces the other; asks are taken once
+    assert seen[1:4] == [["frozen-node2"], ["thawed-node2"], ["frozen-node2"]]
+    assert sorted(p.name for p in tmp_path.glob("*-node2")) == ["kill-node2", "killed-node2"]
