@@ -3,8 +3,8 @@ the initiator logged in to both nodes under dm-multipath; a writer
 stamping 4 KiB blocks, two ATS slots (a heartbeat and a lock) moving on
 by COMPARE AND WRITE, and full copies (EXTENDED COPY, and ODX) one after
 another through it while node 1 hands over to node 2 (planned), and then
-node 2's power is cut, a copy of each kind in flight, and node 1 takes
-over.  No write, ATS or copy may fail (the copies cut off are sent again,
+node 2 is frozen with a copy of each kind under way on it, its power
+cut, and node 1 takes over.  No write, ATS or copy may fail (the copies cut off are sent again,
 as hosts do); every acknowledged block and slot reads back, and each
 copy's destination holds the source of its last copy; an ODX token made
 on the dead node is refused on the survivor.
@@ -73,11 +73,13 @@ def disk_of(ip, timeout=60):
 
 
 def wait_for(what, cond, timeout=60, poll=0.5):
+    """cond()'s first true answer, asked every poll s."""
     deadline = time.monotonic() + timeout
-    while not cond():
+    while not (got := cond()):
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not after {timeout} s; multipathd's paths:\n{paths()}")
         time.sleep(poll)
+    return got
 
 
 @contextlib.contextmanager
@@ -165,21 +167,33 @@ def in_flight(c, at):
     return [name for name, sent, lost in c.lost if sent < at < lost]
 
 
-def cut_point(copiers):
-    """Is the copying command (EXTENDED COPY, WRITE USING TOKEN) of every
-    copier under way, with half its usual time and at least 0.25 s still
-    to go, so that it is still in flight when the power goes a moment
-    later (the rig cuts it within about 0.1 s of being asked)?"""
+def just_turned(copiers):
+    """The copying commands (EXTENDED COPY, WRITE USING TOKEN) of every
+    copier, one of them sent within 20 ms (another's copy just ended: the
+    node runs a command whole before the next, so the one it runs now has
+    all of its time to go), or None."""
     now = time.monotonic()
-    for c in copiers:
-        name, began = c.current or (None, now)
-        took = c.took.get(name, ())
-        if name != c.slow or len(took) < 3:
-            return False
-        usual = median(took)
-        if usual - (now - began) < max(usual / 2, 0.25):
-            return False
-    return True
+    sent = [c.current for c in copiers]
+    if not all(s and s[0] == c.slow for c, s in zip(copiers, sent)):
+        return None
+    return sent if now - max(s[1] for s in sent) < 0.02 else None
+
+
+def frozen_mid_copy(node, copiers, tries=20):
+    """Node frozen (tests/ha/rig.py) with a copying command of every
+    copier's under way on it, none of them answered: the copies a power
+    cut now finds in flight.  When it was sure (time.monotonic()), and
+    the tries it took.  A copy can still end between the look and the
+    freeze (a 16 MiB copy alone takes about 0.1 s on a rig node): the
+    node is thawed and frozen again."""
+    for n in range(1, tries + 1):
+        sent = wait_for("a copy of each kind under way", lambda: just_turned(copiers), poll=0.005)
+        node.freeze()
+        time.sleep(0.2)  # an answer sent before the freeze has arrived
+        if [c.current for c in copiers] == sent:
+            return time.monotonic(), n
+        node.thaw()
+    raise AssertionError(f"a copy ended before {node.name} froze, {tries} times")
 
 
 def switchover_then_power_cut(nodes, served, driver, label):
@@ -215,8 +229,8 @@ def switchover_then_power_cut(nodes, served, driver, label):
 
         # node 2's power cut, a copy of each kind in flight; node 1
         # takes over
-        wait_for("a copy of each kind just sent", lambda: cut_point(copiers), poll=0.01)
-        at_cut, began = w.count, time.monotonic()
+        began, tries = frozen_mid_copy(nodes[1], copiers)
+        at_cut = w.count
         for c in copiers:
             c.area = 1  # the copies after this one: node 2's stay as they are
         nodes[1].power_cut()
@@ -248,7 +262,8 @@ def switchover_then_power_cut(nodes, served, driver, label):
     # what docs/ha.md quotes (measurements, not tested)
     print(
         f"\n{label}: planned switchover: longest write {planned[0]:.2f} s, "
-        f"longest heartbeat {planned[1]:.2f} s; power cut: node 1 active "
+        f"longest heartbeat {planned[1]:.2f} s; power cut (node 2 frozen first, "
+        f"at try {tries}): node 1 active "
         f"{promoted:.1f} s after, longest write {w.longest:.2f} s, longest heartbeat "
         f"{slots[0].longest:.2f} s ({slots[0].retries} heartbeat retries); "
         f"{w.count} writes, {slots[0].gen} heartbeats, {slots[1].gen} lock moves; "
