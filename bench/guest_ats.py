@@ -59,9 +59,9 @@ from guestlib import HEARTBEAT, SGLOOP, clocksource, cmd_file, sh, xfs_on_brd  #
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 from scsi import cdb_write_same16, clear_unit_attention, naa_of, read_blocks  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport  # noqa: E402
+from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
 
-from fabrics import INITIATOR  # noqa: E402
+from fabrics import iscsi_login  # noqa: E402
 
 MiB = 1 << 20
 LUN_BYTES = 512 * MiB
@@ -266,32 +266,19 @@ def exported(sos, fabric):
     """sos ({who: storage object}) exported over fabric: {who: Lun}.
     Over iSCSI, both in one TPG with the ESXi profile, this guest's
     open-iscsi logged in to it, and logged out after."""
-    logged_in = False
     try:
-        if fabric == "loop":
-            disks = {}
-            for who, so in sos.items():
-                export_loopback(so)
-                disks[who] = find_disk(so, "tcm_loopback")
-        else:
-            sh(INITIATOR, "start")
-            me = sh(INITIATOR, "name").strip()
-            for i, so in enumerate(sos.values()):
-                export_iscsi(so, ISCSI_IQN, initiators=[me], lun=i, profile="esxi")
-            logged_in = True  # a login that fails half way is logged out too
-            sh(INITIATOR, "login", ISCSI_IQN)
-            disks = {who: find_disk(so, "iscsi_tcp", target=ISCSI_IQN) for who, so in sos.items()}
-        luns = {who: _lun(disk) for who, disk in disks.items()}
-        sh("udevadm", "settle")
-        yield luns
+        with contextlib.ExitStack() as stack:
+            if fabric == "loop":
+                for so in sos.values():
+                    export_loopback(so)
+                driver, target = "tcm_loopback", None
+            else:
+                stack.enter_context(iscsi_login(list(sos.values()), ISCSI_IQN, profile="esxi"))
+                driver, target = "iscsi_tcp", ISCSI_IQN
+            luns = {who: _lun(find_disk(so, driver, target=target)) for who, so in sos.items()}
+            sh("udevadm", "settle")
+            yield luns
     finally:
-        if logged_in:
-            out = subprocess.run(
-                [INITIATOR, "logout", ISCSI_IQN], capture_output=True, text=True, check=False
-            )
-            if out.returncode:
-                # the next login would fail on the session left behind
-                print(f"iSCSI logout failed: {out.stdout}{out.stderr}", flush=True)
         for so in sos.values():
             # each taken down, whatever the one before did
             with contextlib.suppress(Exception):

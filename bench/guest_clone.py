@@ -53,16 +53,16 @@ from guestlib import drop_caches, fs_on_brd, sgloop, sh  # noqa: E402
 from rtslib_fb import BlockStorageObject, FileIOStorageObject  # noqa: E402
 from scsi import cdb_xcopy, clear_unit_attention, cscd_e4, naa_of, seg_b2b, xcopy_list  # noqa: E402
 from vaai import VaaiStorageObject  # noqa: E402
-from vaai.export import export_iscsi, export_loopback, find_disk, sg_of, unexport  # noqa: E402
+from vaai.export import export_loopback, find_disk, sg_of, unexport  # noqa: E402
 from vaai.params import parse_size  # noqa: E402
 
-from fabrics import INITIATOR  # noqa: E402
+from fabrics import iscsi_login  # noqa: E402
 
 MiB = 1 << 20
 GiB = 1 << 30
 FS_MNT = "/run/vaai-clone"
 HOST_BS = 4 * MiB  # the host-side copy's READ and WRITE size
-# the second initiator: open-iscsi in this guest (fabrics.INITIATOR, the
+# the second initiator: open-iscsi in this guest (fabrics.iscsi_login, the
 # suites' own), logged in to LIO's iSCSI target
 ISCSI_IQN = "iqn.2026-11.org.vaai:clone"
 MEM_HEADROOM = GiB  # guest memory left over beside the RAM disk
@@ -272,7 +272,7 @@ def exported(who, files, iscsi=False):
     same LUNs also through LIO's iSCSI target, this guest's open-iscsi
     logged in: a second initiator, as a second ESXi host sharing the
     datastore.  Yields the paths, tcm_loop's first: each a Lun per file."""
-    sos, wwn, logged_in = [], None, False
+    sos, wwn = [], None
     try:
         for i, path in enumerate(files):
             name = f"clone_{who}_{i}"
@@ -290,20 +290,14 @@ def exported(who, files, iscsi=False):
             lun = export_loopback(so, lun=i, wwn=wwn)
             wwn = lun.parent_tpg.parent_target.wwn
         paths = [find_luns(sos, "tcm_loopback")]
-        if iscsi:
-            sh(INITIATOR, "start")
-            me = sh(INITIATOR, "name").strip()
-            for i, so in enumerate(sos):
-                export_iscsi(so, ISCSI_IQN, initiators=[me], lun=i)
-            sh(INITIATOR, "login", ISCSI_IQN)
-            logged_in = True
-            paths.append(find_luns(sos, "iscsi_tcp", target=ISCSI_IQN))
-        # udev's probe of the new disks must not run inside a timed copy
-        sh("udevadm", "settle")
-        yield paths
+        with contextlib.ExitStack() as stack:
+            if iscsi:
+                stack.enter_context(iscsi_login(sos, ISCSI_IQN))
+                paths.append(find_luns(sos, "iscsi_tcp", target=ISCSI_IQN))
+            # udev's probe of the new disks must not run inside a timed copy
+            sh("udevadm", "settle")
+            yield paths
     finally:
-        if logged_in:
-            subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True, check=False)
         for so in sos:
             unexport(so)
             so.delete()

@@ -11,6 +11,7 @@ guest's initiator; a test's LUNs are mapped into it (so they share one I_T
 nexus, as a host's datastore LUNs do) and rescanned, and unmapped after it.
 """
 
+import contextlib
 import glob
 import itertools
 import os
@@ -18,7 +19,7 @@ import subprocess
 import time
 
 from rtslib_fb import LUN, TPG, FabricModule, MappedLUN, NetworkPortal, NodeACL, Target
-from vaai.export import drop_lun, export_loopback, find_disk, has_luns, unexport
+from vaai.export import drop_lun, export_iscsi, export_loopback, find_disk, has_luns, unexport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FABRICS_DIR = os.path.join(HERE, "..", "..", "fabrics")
@@ -32,6 +33,28 @@ def sh(*argv):
     if p.returncode:
         raise AssertionError(f"{' '.join(argv)} failed ({p.returncode}): {p.stdout}{p.stderr}")
     return p.stdout.strip()
+
+
+@contextlib.contextmanager
+def iscsi_login(sos, iqn, profile="plain"):
+    """The storage objects sos as LUNs 0, 1, ... of iSCSI target iqn on
+    127.0.0.1 (the TPG's settings profile's), this guest's open-iscsi
+    logged in to it: the rtslib LUN of each.  Logged out after, also
+    after a login that failed half way; a failed logout is said (the next
+    login to iqn would fail on the session left behind).  Taking the LUNs
+    down is the caller's."""
+    sh(INITIATOR, "start")
+    me = sh(INITIATOR, "name")
+    made = [
+        export_iscsi(so, iqn, initiators=[me], lun=i, profile=profile) for i, so in enumerate(sos)
+    ]
+    try:
+        sh(INITIATOR, "login", iqn)
+        yield made
+    finally:
+        p = subprocess.run([INITIATOR, "logout", iqn], capture_output=True, text=True, check=False)
+        if p.returncode:
+            print(f"iSCSI logout of {iqn} failed: {p.stdout}{p.stderr}", flush=True)
 
 
 def delete_disk(disk):

@@ -6,12 +6,11 @@ a WRITE SAME over them runs for seconds or minutes."""
 
 import contextlib
 import struct
-import subprocess
 import threading
 import time
 
 import pytest
-from conftest import INITIATOR, ISCSI_IQN, KEPT, sh
+from conftest import ISCSI_IQN, KEPT, sh
 from scsi import (
     clear_unit_attention,
     cscd_e4,
@@ -23,7 +22,9 @@ from scsi import (
     xcopy_list,
 )
 from vaai import VaaiStorageObject
-from vaai.export import drop_lun, export_iscsi, export_loopback, find_disk, sg_of, unexport
+from vaai.export import drop_lun, export_loopback, find_disk, sg_of, unexport
+
+from fabrics import iscsi_login
 
 GiB = 1 << 30
 SIZE = 64 * GiB
@@ -140,14 +141,8 @@ class IscsiSide:
 def iscsi_session(*luns):
     """The LUNs as LUNs 0, 1, ... of one iSCSI target, logged in: the
     IscsiSide of each, and each one's rtslib LUN object."""
-    sh(INITIATOR, "start")
-    me = sh(INITIATOR, "name").strip()
-    made = [export_iscsi(z.so, ISCSI_IQN, initiators=[me], lun=i) for i, z in enumerate(luns)]
-    sh(INITIATOR, "login", ISCSI_IQN)
-    try:
+    with iscsi_login([z.so for z in luns], ISCSI_IQN) as made:
         yield [IscsiSide(sg_of(find_disk(z.so, "iscsi_tcp", target=ISCSI_IQN))) for z in luns], made
-    finally:
-        subprocess.run([INITIATOR, "logout", ISCSI_IQN], capture_output=True, check=False)
 
 
 def in_background(send, settle=2):
