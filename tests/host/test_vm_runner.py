@@ -343,7 +343,40 @@ def state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
-def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path):
+def until(pid, want):
+    """pid's state once it is one of want (or after 5 s)."""
+    for _ in range(500):
+        if state(pid) in want:
+            break
+        time.sleep(0.01)
+    return state(pid)
+
+
+def to_main(sig):
+    """sig to this process's main thread, which run.py's handlers run in
+    (the kernel may give a process's signal to a thread whose read() it
+    does not interrupt), once the last one's handler is surely done: one
+    that came while Python went back into read() from it would wait for
+    the guest's next line (the rig's come tens of ms apart)."""
+    time.sleep(0.05)
+    signal.pthread_kill(threading.main_thread().ident, sig)
+
+
+@pytest.fixture
+def freeze_handlers():
+    """A handler of the test's own for SIGUSR1 and SIGUSR2 while it runs (a
+    run.py that took none fails the test instead of ending pytest)."""
+
+    def ours(signum, frame):
+        pass
+
+    before = {sig: signal.signal(sig, ours) for sig in run.FREEZE}
+    yield ours
+    for sig, handler in before.items():
+        signal.signal(sig, handler)
+
+
+def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path, freeze_handlers):
     """The rig's freeze: every process of the VM's stopped (QEMU is vng's),
     then running on; a frozen VM's power can be cut."""
     args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
@@ -351,29 +384,50 @@ def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path):
     vm = ["sh", "-c", f"sleep 60 & echo $! > {pid}; echo guest-init: up; wait"]
     seen = []
 
-    def until(want):
-        for _ in range(500):
-            if state(int(pid.read_text())) in want:
-                break
-            time.sleep(0.01)
-        seen.append(state(int(pid.read_text())))
-
     def rig():
         for _ in range(500):
             if pid.exists() and pid.read_text().strip():
                 break
             time.sleep(0.01)
         for sig, want in ((signal.SIGUSR1, "T"), (signal.SIGUSR2, "SR"), (signal.SIGUSR1, "T")):
-            os.kill(os.getpid(), sig)
-            until(want)
-        os.kill(os.getpid(), signal.SIGTERM)
+            to_main(sig)
+            seen.append(until(int(pid.read_text()), want))
+        to_main(signal.SIGTERM)
 
     threading.Thread(target=rig).start()
     rc, _watch = run.boot(args, vm, str(tmp_path / "rc"))
-    assert seen == ["T", "S", "T"]
+    assert seen[0] == seen[2] == "T" and seen[1] in "SR", seen
     assert rc == run.POWER_CUT
     assert not running(int(pid.read_text()))
-    assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL
+    assert [signal.getsignal(sig) for sig in run.FREEZE] == [freeze_handlers] * 2
+
+
+def test_a_freeze_before_the_vm_exists_freezes_it_once_it_does(
+    monkeypatch, tmp_path, freeze_handlers
+):
+    args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
+    real, made = subprocess.Popen, []
+
+    def asked_while_launching(*a, **kw):
+        to_main(signal.SIGUSR1)
+        made.append(real(*a, **kw))
+        return made[-1]
+
+    monkeypatch.setattr(run.subprocess, "Popen", asked_while_launching)
+    seen = []
+
+    def rig():
+        for _ in range(500):
+            if made:
+                break
+            time.sleep(0.01)
+        seen.append(until(made[0].pid, "T"))
+        to_main(signal.SIGTERM)
+
+    threading.Thread(target=rig).start()
+    rc, _watch = run.boot(args, ["sleep", "60"], str(tmp_path / "rc"))
+    assert seen == ["T"]
+    assert rc == run.POWER_CUT
 
 
 def test_a_kernel_nowhere_stops_the_run(monkeypatch):

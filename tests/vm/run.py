@@ -478,8 +478,9 @@ def boot(args, argv, rc_file):
     if os.path.exists(rc_file):
         os.unlink(rc_file)
     watch = ConsoleWatch()
-    # SIGTERM before the VM exists is kept for when it does
-    cut = {"proc": None, "asked": False}
+    # SIGTERM before the VM exists is kept for when it does, as is the
+    # last freeze or thaw asked
+    cut = {"proc": None, "asked": False, "freeze": None}
 
     def on_term(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -489,12 +490,13 @@ def boot(args, argv, rc_file):
             raise PowerCutError
 
     def on_freeze(signum, frame):
+        cut["freeze"] = FREEZE[signum]
         if cut["proc"] is not None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(cut["proc"].pid, FREEZE[signum])
+                os.killpg(cut["proc"].pid, cut["freeze"])
 
     previous = signal.signal(signal.SIGTERM, on_term)
-    thawed = {sig: signal.signal(sig, on_freeze) for sig in FREEZE}
+    previous_freeze = {sig: signal.signal(sig, on_freeze) for sig in FREEZE}
     with open(args.log, "w") as log:
         log.write("# {}\n".format(" ".join(argv)))
         proc = subprocess.Popen(
@@ -521,6 +523,8 @@ def boot(args, argv, rc_file):
             if cut["asked"]:
                 kill_group(proc.pid)
                 raise PowerCutError
+            if cut["freeze"] is not None:
+                os.killpg(proc.pid, cut["freeze"])
             for line in proc.stdout:
                 log.write(line)
                 log.flush()
@@ -538,12 +542,13 @@ def boot(args, argv, rc_file):
             return POWER_CUT, watch
         except KeyboardInterrupt:
             os.killpg(proc.pid, signal.SIGTERM)
+            os.killpg(proc.pid, signal.SIGCONT)  # a frozen VM sees it
             proc.wait()
             return 130, watch
         finally:
             signal.alarm(0)
             signal.signal(signal.SIGTERM, previous)
-            for sig, handler in thawed.items():
+            for sig, handler in previous_freeze.items():
                 signal.signal(sig, handler)
     if not os.path.exists(rc_file):
         return None, watch
@@ -552,6 +557,9 @@ def boot(args, argv, rc_file):
 
 
 def run(args):
+    # a freeze or thaw between boots is nothing to end the run for
+    for sig in FREEZE:
+        signal.signal(sig, signal.SIG_IGN)
     os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)
     # Named after the console log, so two runs with their own logs do not
     # share it; in the repository, which the guest writes through.
