@@ -123,9 +123,10 @@ FREEZES = {
 }
 
 
-def freeze(guest, rig, name):
+def freeze_or_thaw(guest, rig, name):
     """Node name frozen or thawed if a test asked (the ask removed, the
-    answer written when it is done): did it?"""
+    answer written once run.py is told; QEMU stops a moment later): did
+    it?"""
     for ask, (sig, answer, gone) in FREEZES.items():
         path = os.path.join(rig, f"{ask}-{name}")
         if os.path.exists(path):
@@ -156,6 +157,9 @@ def serve_power(guests, initiator, rig, boot):
                     boots[name] += 1
                     for f in ("kill", "killed", "poweron"):
                         os.unlink(os.path.join(rig, f"{f}-{name}"))
+                    for ask in FREEZES:  # asked of the boot that was cut
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(os.path.join(rig, f"{ask}-{name}"))
                     guests[name] = boot(name)
                     killed.discard(name)
                     put(os.path.join(rig, f"powered-{name}"), f"{time.time():.3f}\n")
@@ -168,8 +172,8 @@ def serve_power(guests, initiator, rig, boot):
                 dead.add(name)
                 put(os.path.join(rig, name, "dead"), f"{guests[name].returncode}\n")
                 print(f"rig: {name} ended by itself ({guests[name].returncode})", flush=True)
-            elif freeze(guests[name], rig, name):
-                continue
+            elif freeze_or_thaw(guests[name], rig, name):
+                pass
             elif os.path.exists(os.path.join(rig, f"kill-{name}")):
                 guests[name].send_signal(signal.SIGTERM)
                 rc = guests[name].wait()
@@ -180,7 +184,7 @@ def serve_power(guests, initiator, rig, boot):
                     print(f"rig: {name} was not cut clean ({rc})", flush=True)
                     continue
                 killed.add(name)
-                for f in ("powered", "frozen"):
+                for f in ("powered", "frozen", "thawed"):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(os.path.join(rig, f"{f}-{name}"))
                 put(os.path.join(rig, f"killed-{name}"), f"{time.time():.3f}\n")
@@ -193,6 +197,8 @@ def stop_nodes(guests, killed, rig):
     """Tell the live nodes to end; their run.py statuses."""
     for name in NODES:
         if name not in killed:
+            # a node a failed test left frozen ends too
+            guests[name].send_signal(signal.SIGUSR2)
             put(os.path.join(rig, name, "exit"), "")
     rcs = {}
     for name in NODES:

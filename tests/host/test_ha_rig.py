@@ -205,21 +205,42 @@ def test_the_rig_freezes_a_node_and_thaws_it_then_cuts_it_frozen(tmp_path, monke
     monkeypatch.setattr(rig.time, "sleep", lambda s: None)
     for name in rig.NODES:
         (tmp_path / name).mkdir()
-    guests = {"node1": FakeGuest(), "node2": FakeGuest(on_term=rig.run.POWER_CUT)}
-    seen = []
+    first = FakeGuest(on_term=rig.run.POWER_CUT)
+    guests = {"node1": FakeGuest(), "node2": first}
+    seen, booted = [], []
 
     class Watching(Initiator):
         def poll(self):
             seen.append(sorted(p.name for p in tmp_path.glob("*-node2")))
             return super().poll()
 
+    def boot(name):
+        booted.append(FakeGuest())
+        return booted[-1]
+
     asks = [tmp_path / "freeze-node2", tmp_path / "thaw-node2", tmp_path / "freeze-node2"]
-    asks += [tmp_path / "kill-node2", None]
-    killed, dead = rig.serve_power(guests, Watching(asks), str(tmp_path), no_boot)
-    assert (killed, dead) == ({"node2"}, set())
+    # a freeze asked while it is cut is not its next boot's
+    asks += [tmp_path / "kill-node2", tmp_path / "freeze-node2", tmp_path / "poweron-node2"]
+    killed, dead = rig.serve_power(guests, Watching([*asks, None]), str(tmp_path), boot)
+    assert (killed, dead) == (set(), set())
     freeze, thaw, cut = signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM
-    assert guests["node2"].signals == [freeze, thaw, freeze, cut]
+    assert first.signals == [freeze, thaw, freeze, cut]
+    assert guests["node2"] is booted[0] and booted[0].signals == []
     assert guests["node1"].signals == []
     # each answer replaces the other; asks are taken once
-    assert seen[1:4] == [["frozen-node2"], ["thawed-node2"], ["frozen-node2"]]
-    assert sorted(p.name for p in tmp_path.glob("*-node2")) == ["kill-node2", "killed-node2"]
+    assert seen[1:5] == [
+        ["frozen-node2"],
+        ["thawed-node2"],
+        ["frozen-node2"],
+        ["kill-node2", "killed-node2"],
+    ]
+    assert sorted(p.name for p in tmp_path.glob("*-node2")) == ["powered-node2"]
+
+
+def test_the_rig_thaws_the_nodes_it_tells_to_end(tmp_path):
+    for name in rig.NODES:
+        (tmp_path / name).mkdir()
+    guests = {"node1": FakeGuest(), "node2": FakeGuest()}
+    rig.stop_nodes(guests, {"node1"}, str(tmp_path))
+    assert guests["node1"].signals == [] and guests["node2"].signals == [signal.SIGUSR2]
+    assert (tmp_path / "node2" / "exit").exists() and not (tmp_path / "node1" / "exit").exists()
