@@ -4,10 +4,10 @@ stamping 4 KiB blocks, two ATS slots (a heartbeat and a lock) moving on
 by COMPARE AND WRITE, and full copies (EXTENDED COPY, and ODX) one after
 another through it while node 1 hands over to node 2 (planned), and then
 node 2 is frozen with a copy of each kind under way on it, its power
-cut, and node 1 takes over.  No write, ATS or copy may fail (the copies cut off are sent again,
-as hosts do); every acknowledged block and slot reads back, and each
-copy's destination holds the source of its last copy; an ODX token made
-on the dead node is refused on the survivor.
+cut, and node 1 takes over.  No write, ATS or copy may fail (the copies
+cut off are sent again, as hosts do); every acknowledged block and slot
+reads back, and each copy's destination holds the source of its last
+copy; an ODX token made on the dead node is refused on the survivor.
 
 A driver moves the pair: switch(to) makes node `to` the active one, as
 an admin would ask; take_over(survivor) is what happens once the active
@@ -169,9 +169,10 @@ def in_flight(c, at):
 
 def just_turned(copiers):
     """The copying commands (EXTENDED COPY, WRITE USING TOKEN) of every
-    copier, one of them sent within 20 ms (another's copy just ended: the
-    node runs a command whole before the next, so the one it runs now has
-    all of its time to go), or None."""
+    copier, one of them sent within 20 ms, or None.  A copier sends its
+    next copy as its last ends (an ODX one after two short commands that
+    make its token), and a node runs one copy after another, so the other
+    copier's has most of its run ahead; frozen_mid_copy() checks it."""
     now = time.monotonic()
     sent = [c.current for c in copiers]
     if not all(s and s[0] == c.slow for c, s in zip(copiers, sent)):
@@ -185,7 +186,8 @@ def frozen_mid_copy(node, copiers, tries=20):
     cut now finds in flight.  When it was sure (time.monotonic()), and
     the tries it took.  A copy can still end between the look and the
     freeze (a 16 MiB copy alone takes about 0.1 s on a rig node): the
-    node is thawed and frozen again."""
+    node is thawed and looked at again.  (A node a failed test leaves
+    frozen, the rig thaws as it ends.)"""
     for n in range(1, tries + 1):
         sent = wait_for("a copy of each kind under way", lambda: just_turned(copiers), poll=0.005)
         node.freeze()
