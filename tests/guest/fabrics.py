@@ -40,20 +40,22 @@ def iscsi_login(sos, iqn, profile="plain"):
     """The storage objects sos as LUNs 0, 1, ... of iSCSI target iqn on
     127.0.0.1 (the TPG's settings profile's), this guest's open-iscsi
     logged in to it: the rtslib LUN of each.  Logged out after, also
-    after a login that failed half way; a failed logout is said (the next
-    login to iqn would fail on the session left behind).  Taking the LUNs
-    down is the caller's."""
+    after a login that failed half way; a failed logout after a login
+    that did not is said (the next login to iqn would fail on the session
+    left behind).  Taking the LUNs down is the caller's."""
     sh(INITIATOR, "start")
     me = sh(INITIATOR, "name")
     made = [
         export_iscsi(so, iqn, initiators=[me], lun=i, profile=profile) for i, so in enumerate(sos)
     ]
+    logged_in = False
     try:
         sh(INITIATOR, "login", iqn)
+        logged_in = True
         yield made
     finally:
         p = subprocess.run([INITIATOR, "logout", iqn], capture_output=True, text=True, check=False)
-        if p.returncode:
+        if p.returncode and logged_in:
             print(f"iSCSI logout of {iqn} failed: {p.stdout}{p.stderr}", flush=True)
 
 
