@@ -80,7 +80,8 @@ class Node:
 
     def freeze(self, timeout=60):
         """The rig stops the node's QEMU: what it has under way stays so
-        until thaw() or a power cut.  When it did (time.time())."""
+        until thaw() or a power cut.  When the rig told run.py to
+        (time.time(); QEMU stops a moment later)."""
         return self._power("freeze", "frozen", "frozen", timeout)
 
     def thaw(self, timeout=60):

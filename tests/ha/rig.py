@@ -142,8 +142,9 @@ def freeze_or_thaw(guest, rig, name):
 
 def serve_power(guests, initiator, rig, boot):
     """Until the initiator is done: cut a node's power when a test asks,
-    boot a cut node again (boot(name): its process) when a test asks, and
-    tell the tests of a node that ended by itself (NODE/dead).  The nodes
+    boot a cut node again (boot(name): its process) when a test asks,
+    freeze or thaw a live node when a test asks, and tell the tests of a
+    node that ended by itself (NODE/dead).  The nodes
     whose power was cut (and not on again), and those that ended by
     themselves."""
     killed, dead, boots = set(), set(), dict.fromkeys(NODES, 1)
