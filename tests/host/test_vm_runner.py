@@ -343,12 +343,18 @@ def state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def soon(cond):
+    """cond()'s first true answer within about 5 s, else its last."""
+    for _ in range(500):
+        if got := cond():
+            return got
+        time.sleep(0.01)
+    return cond()
+
+
 def until(pid, want):
     """pid's state once it is one of want (or after 5 s)."""
-    for _ in range(500):
-        if state(pid) in want:
-            break
-        time.sleep(0.01)
+    soon(lambda: state(pid) in want)
     return state(pid)
 
 
@@ -385,10 +391,7 @@ def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path, freeze_handlers):
     seen = []
 
     def rig():
-        for _ in range(500):
-            if pid.exists() and pid.read_text().strip():
-                break
-            time.sleep(0.01)
+        soon(lambda: pid.exists() and pid.read_text().strip())
         for sig, want in ((signal.SIGUSR1, "T"), (signal.SIGUSR2, "SR"), (signal.SIGUSR1, "T")):
             to_main(sig)
             seen.append(until(int(pid.read_text()), want))
@@ -417,10 +420,7 @@ def test_a_freeze_before_the_vm_exists_freezes_it_once_it_does(
     seen = []
 
     def rig():
-        for _ in range(500):
-            if made:
-                break
-            time.sleep(0.01)
+        soon(lambda: made)
         seen.append(until(made[0].pid, "T"))
         to_main(signal.SIGTERM)
 
