@@ -391,37 +391,42 @@ static void vaai_copy_loop(struct vaai_copy_job *job, bool keep)
  * takes, may be held across its I/O (a buffered write, a direct write
  * into a hole).  A persistent token's file is only read.
  *
- * The worker belongs to a pool that serves other queues: it gets back
- * the policy and priority it had.  What it may allocate at that priority
- * is a slot's buffer, the first time the slot bounces.
+ * Every copy work item sets its own priority and puts back the pool's
+ * when it returns: the copy queue's pool runs at high priority
+ * (vaai_main.c), what a copy does outside its background sections runs
+ * as ordinary work.  What a worker may allocate in the background is a
+ * slot's buffer, the first time the slot bounces.
  */
 struct vaai_copy_prio {
 	struct sched_attr was;
 	bool changed;
+	bool background;
 };
 
 static bool vaai_copy_in_background(const struct vaai_copy_job *job)
 {
 	return job->how == VAAI_COPY_BOUNCE &&
 	       job->dst->store == &vaai_bdev_ops &&
-	       (job->sfile || job->src->store == &vaai_bdev_ops) &&
-	       current->policy != SCHED_DEADLINE;
+	       (job->sfile || job->src->store == &vaai_bdev_ops);
 }
 
-static void vaai_copy_background(struct vaai_copy_job *job,
-				 struct vaai_copy_prio *prio)
+/*
+ * Run as @policy: SCHED_IDLE (at nice 19: with SCHED_IDLE the nice is not
+ * kept, but the lower p->prio it sets makes the switch itself reschedule)
+ * or SCHED_NORMAL at nice 0.  A worker someone made a deadline task is
+ * left as it is.
+ */
+static void vaai_copy_prio_set(struct vaai_copy_prio *prio, int policy)
 {
-	/*
-	 * nice 19 as well: with SCHED_IDLE the nice is not kept, but the lower
-	 * p->prio it sets makes the switch itself reschedule
-	 */
-	struct sched_attr idle = {
-		.size		= sizeof(idle),
-		.sched_policy	= SCHED_IDLE,
-		.sched_nice	= MAX_NICE,
+	struct sched_attr attr = {
+		.size		= sizeof(attr),
+		.sched_policy	= policy,
+		.sched_nice	= policy == SCHED_IDLE ? MAX_NICE : 0,
 	};
 
-	prio->changed = vaai_copy_in_background(job);
+	prio->changed = current->policy != SCHED_DEADLINE &&
+			(current->policy != policy ||
+			 task_nice(current) != attr.sched_nice);
 	if (!prio->changed)
 		return;
 	prio->was = (struct sched_attr) {
@@ -430,15 +435,24 @@ static void vaai_copy_background(struct vaai_copy_job *job,
 		.sched_priority	= current->rt_priority,
 		.sched_nice	= task_nice(current),
 	};
-	sched_setattr_nocheck(current, &idle);
-	/* what woke while this worker was ordinary goes first now */
-	cond_resched();
+	sched_setattr_nocheck(current, &attr);
 }
 
-static void vaai_copy_foreground(struct vaai_copy_prio *prio)
+static void vaai_copy_prio_restore(struct vaai_copy_prio *prio)
 {
 	if (prio->changed)
 		sched_setattr_nocheck(current, &prio->was);
+}
+
+static void vaai_copy_background(struct vaai_copy_job *job,
+				 struct vaai_copy_prio *prio)
+{
+	vaai_copy_prio_set(prio, vaai_copy_in_background(job) ?
+			   SCHED_IDLE : SCHED_NORMAL);
+	prio->background = current->policy == SCHED_IDLE;
+	/* what woke while this worker was ordinary goes first now */
+	if (prio->background)
+		cond_resched();
 }
 
 static void vaai_copy_worker_fn(struct work_struct *work)
@@ -448,8 +462,8 @@ static void vaai_copy_worker_fn(struct work_struct *work)
 	struct vaai_copy_prio prio;
 
 	vaai_copy_background(w->job, &prio);
-	vaai_copy_loop(w->job, prio.changed);
-	vaai_copy_foreground(&prio);
+	vaai_copy_loop(w->job, prio.background);
+	vaai_copy_prio_restore(&prio);
 }
 
 static int vaai_copy_chunked(struct vaai_copy_job *job)
@@ -467,13 +481,13 @@ static int vaai_copy_chunked(struct vaai_copy_job *job)
 		w[i].job = job;
 		vaai_queue_copy(&w[i].work);
 	}
-	vaai_copy_loop(job, prio.changed);
+	vaai_copy_loop(job, prio.background);
 	/* a helper that has not started has nothing left to do */
 	for (i = 0; i < helpers; i++) {
 		cancel_work_sync(&w[i].work);
 		destroy_work_on_stack(&w[i].work);
 	}
-	vaai_copy_foreground(&prio);
+	vaai_copy_prio_restore(&prio);
 	return atomic_read(&job->error);
 }
 
@@ -641,9 +655,11 @@ static void vaai_copy_finish(struct vaai_xcopy *xc, int err)
 static void vaai_copy_work(struct work_struct *work)
 {
 	struct vaai_xcopy *xc = container_of(work, struct vaai_xcopy, work);
+	struct vaai_copy_prio prio;
 	unsigned int i;
 	int ret = 0;
 
+	vaai_copy_prio_set(&prio, SCHED_NORMAL);
 	for (i = 0; i < xc->list.nr_segs && !ret; i++) {
 		ret = vaai_copy_segment(xc, &xc->list.seg[i]);
 		if (!ret)
@@ -653,6 +669,7 @@ static void vaai_copy_work(struct work_struct *work)
 	if (!ret)
 		ret = vaai_copy_token_check(xc);
 	vaai_copy_finish(xc, ret);
+	vaai_copy_prio_restore(&prio);
 }
 
 /* Does every segment share extents, or have nothing to move? */
