@@ -7,7 +7,7 @@ docs/benchmarks.md.
               [--profile PROFILE.json] [--gaps PROFILE.json ...]
               [--durability DURABILITY.json] [--metrics METRICS.json]
               [--odxcheck ODXCHECK.json]
-              [--thin THIN.json] [--caw CAW.json] [--ats ATS.json]
+              [--thin THIN.json] [--caw CAW.json] [--ats ATS.json ...]
               [--space SPACE.json]
               [--clone CLONE.json ...] OUT.md
 
@@ -26,7 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from report_ats import render_ats
+from report_ats import merge_ats, render_ats
 from report_boots import render_boots
 from report_cells import (
     FABRIC_TITLE,
@@ -473,6 +473,7 @@ def merge_data(runs):
 MERGE = {
     "clone": (merge_clone, "one per boot, each of other file systems"),
     "data": (merge_data, "one per boot, each over other fabrics"),
+    "ats": (merge_ats, "one per boot, each over other fabrics"),
     "boots": (
         list,
         (

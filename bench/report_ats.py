@@ -3,11 +3,13 @@ docs/benchmarks.md: per fabric and store, each stream's heartbeat p50, p99 and w
 beat on ours and on LIO, ours' p99 over its own idle p99 (issue 28 asks
 2x at most) and over LIO's, and what the stream moved on each."""
 
+import json
+
 from ats_trace import PHASES, mean_ran
 from report_cells import FABRIC_TITLE, num, ratio, store_tables
 
 ATS = """`bench/guest_ats.py`, measured {date} (kernel {kernel}), over {fabrics},
-both sides in one boot, {rounds} rounds of {seconds} s of heartbeats per
+both sides of a table in one boot, {rounds} rounds of {seconds} s of heartbeats per
 stream rotating which side goes first;
 {how} This run alone, after
 `make module build/bench/sgloop build/bench/heartbeat`:
@@ -70,6 +72,34 @@ def fabrics_of(data):
     guest_ats.py had --fabric measured tcm_loop alone."""
     got = {r.get("fabric", "loop") for r in data["results"]}
     return [f for f in FABRIC_TITLE if f in got]
+
+
+def merge_ats(runs):
+    """Heartbeat runs of several boots, each over fabrics of its own, as
+    one: every table compares sides measured in one boot; the date names
+    each boot's fabrics, the command runs them all in one boot.  Runs of
+    other settings, or that measured a fabric twice, are refused."""
+    if len(runs) == 1:
+        return runs[0]
+    for key in ("kernel", "rounds", "seconds", "trace"):
+        if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
+            raise SystemExit(f"report.py: the ats runs differ in {key}")
+    seen = []
+    for run in runs:
+        if set(fabrics_of(run)) & set(seen):
+            raise SystemExit("report.py: two ats runs measured the same fabric")
+        seen += fabrics_of(run)
+    meta = dict(
+        runs[0]["meta"],
+        fabrics=seen,
+        date="; ".join(
+            "{} ({})".format(
+                run["meta"]["date"], ", ".join(FABRIC_TITLE[f] for f in fabrics_of(run))
+            )
+            for run in runs
+        ),
+    )
+    return {"meta": meta, "results": [row for run in runs for row in run["results"]]}
 
 
 def render_ats(data):

@@ -94,6 +94,28 @@ def test_each_fabric_has_its_tables_and_the_command_names_them():
     assert rows(text, "block store (RAM disk) over iSCSI")[0][3] == "4000"
 
 
+def test_runs_of_two_boots_make_one_section_each_fabric_from_its_own():
+    loop = dict(DATA, results=[dict(r, fabric="loop") for r in DATA["results"]])
+    iscsi_meta = dict(DATA["meta"], date="2026-11-29 09:00 UTC", fabrics=["iscsi"])
+    iscsi = {
+        "meta": iscsi_meta,
+        "results": [dict(r, fabric="iscsi", ours=beats(2000, 4000, 9000)) for r in DATA["results"]],
+    }
+    text = report_ats.render_ats(report_ats.merge_ats([loop, iscsi]))
+    assert "2026-11-28 18:00 UTC (tcm_loop); 2026-11-29 09:00 UTC (iSCSI)" in text
+    assert "--fabric loop --fabric iscsi" in text
+    assert rows(text, "file store (XFS on a RAM disk) over tcm_loop")[1][3] == "3000"
+    assert rows(text, "file store (XFS on a RAM disk) over iSCSI")[1][3] == "4000"
+    # the page's ats block takes both, from report.py's command line
+    assert report.MERGE["ats"][0] is report_ats.merge_ats
+    # a fabric measured twice, or other settings, are refused
+    with pytest.raises(SystemExit, match="same fabric"):
+        report_ats.merge_ats([loop, loop])
+    other = dict(iscsi, meta=dict(iscsi_meta, rounds=2))
+    with pytest.raises(SystemExit, match="differ in rounds"):
+        report_ats.merge_ats([loop, other])
+
+
 def test_report_rewrites_the_ats_block_alone():
     page = (
         "<!-- section:caw -->\nc\n<!-- /section:caw -->\n"
