@@ -359,11 +359,8 @@ def until(pid, want):
 
 
 def to_main(sig):
-    """sig to this process's main thread, which run.py's handlers run in
-    (the kernel may give a process's signal to a thread whose read() it
-    does not interrupt), once the last one's handler is surely done: one
-    that came while Python went back into read() from it would wait for
-    the guest's next line (the rig's come tens of ms apart)."""
+    """sig to this process's main thread, which run.py's handlers run in,
+    50 ms after the last one, as the rig's come."""
     time.sleep(0.05)
     signal.pthread_kill(threading.main_thread().ident, sig)
 
@@ -382,7 +379,17 @@ def freeze_handlers():
         signal.signal(sig, handler)
 
 
-def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path, freeze_handlers):
+def to_this_thread(sig):
+    """sig to the calling thread, not run.py's: as a signal that came while
+    Python went back into the wait for the console from another's handler,
+    it interrupts no wait; it must act at once all the same, though the
+    guest prints nothing."""
+    time.sleep(0.05)
+    signal.pthread_kill(threading.get_ident(), sig)
+
+
+@pytest.mark.parametrize("send", [to_main, to_this_thread])
+def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path, freeze_handlers, send):
     """The rig's freeze: every process of the VM's stopped (QEMU is vng's),
     then running on; a frozen VM's power can be cut."""
     args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
@@ -393,7 +400,7 @@ def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path, freeze_handlers):
     def rig():
         soon(lambda: pid.exists() and pid.read_text().strip())
         for sig, want in ((signal.SIGUSR1, "T"), (signal.SIGUSR2, "SR"), (signal.SIGUSR1, "T")):
-            to_main(sig)
+            send(sig)
             seen.append(until(int(pid.read_text()), want))
         to_main(signal.SIGTERM)
 
@@ -403,6 +410,26 @@ def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path, freeze_handlers):
     assert rc == run.POWER_CUT
     assert not running(int(pid.read_text()))
     assert [signal.getsignal(sig) for sig in run.FREEZE] == [freeze_handlers] * 2
+
+
+def test_console_lines_are_text_whatever_the_reads_cut(tmp_path):
+    """Lines as the guest printed them, CR LF as LF, bad bytes replaced,
+    a last line without its newline kept, however the pipe's reads fall."""
+    r, w = os.pipe()
+    woken, never = os.pipe()
+    sent = "guest-init: up\r\nkäse\n".encode() + b"\xff\r\nlast"
+
+    def guest():
+        for i in range(len(sent)):  # a byte per read, or several
+            os.write(w, sent[i : i + 1])
+            time.sleep(0.001)
+        os.close(w)
+
+    threading.Thread(target=guest).start()
+    lines = list(run.console_lines(r, woken))
+    assert lines == ["guest-init: up\n", "käse\n", "\ufffd\n", "last"]
+    for fd in (r, woken, never):
+        os.close(fd)
 
 
 def test_a_freeze_before_the_vm_exists_freezes_it_once_it_does(

@@ -21,11 +21,14 @@ thaws it.
 """
 
 import argparse
+import codecs
 import collections
 import contextlib
 import fcntl
+import io
 import os
 import re
+import select
 import shlex
 import signal
 import subprocess
@@ -472,6 +475,50 @@ def vng_env():
     return env
 
 
+def console_lines(console, woken):
+    """The lines read from the file descriptor console until its end, as
+    text (universal newlines, undecodable bytes replaced).  Waits for them
+    in select() beside woken, the signals' wakeup fd: a signal that comes
+    as Python goes back into the wait from the handler of another would
+    otherwise have its own handler run only once the guest prints again
+    (a frozen guest prints nothing, a hung one neither)."""
+    text = io.IncrementalNewlineDecoder(
+        codecs.getincrementaldecoder("utf-8")(errors="replace"), translate=True
+    )
+    part = ""
+    while True:
+        ready, _, _ = select.select([console, woken], [], [])
+        if woken in ready:
+            with contextlib.suppress(BlockingIOError):
+                os.read(woken, 4096)  # the handlers run as select returns
+        if console not in ready:
+            continue
+        data = os.read(console, 65536)
+        part += text.decode(data, final=not data)
+        *lines, part = part.split("\n")
+        for line in lines:
+            yield line + "\n"
+        if not data:
+            if part:
+                yield part
+            return
+
+
+@contextlib.contextmanager
+def signals_wake():
+    """A file descriptor that a signal makes readable, for console_lines()."""
+    r, w = os.pipe()
+    for fd in (r, w):
+        os.set_blocking(fd, False)
+    before = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    try:
+        yield r
+    finally:
+        signal.set_wakeup_fd(before)
+        os.close(r)
+        os.close(w)
+
+
 def boot(args, argv, rc_file):
     """One boot of the guest: (its exit status, or None when it never
     reported back; the console's watch)."""
@@ -497,7 +544,7 @@ def boot(args, argv, rc_file):
 
     previous = signal.signal(signal.SIGTERM, on_term)
     previous_freeze = {sig: signal.signal(sig, on_freeze) for sig in FREEZE}
-    with open(args.log, "w") as log:
+    with open(args.log, "w") as log, signals_wake() as woken:
         log.write("# {}\n".format(" ".join(argv)))
         proc = subprocess.Popen(
             argv,
@@ -505,8 +552,6 @@ def boot(args, argv, rc_file):
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-            text=True,
-            errors="replace",
             env=vng_env(),
         )
 
@@ -525,7 +570,7 @@ def boot(args, argv, rc_file):
                 raise PowerCutError
             if cut["freeze"] is not None:
                 os.killpg(proc.pid, cut["freeze"])
-            for line in proc.stdout:
+            for line in console_lines(proc.stdout.fileno(), woken):
                 log.write(line)
                 log.flush()
                 watch.feed(line)
