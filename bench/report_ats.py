@@ -8,7 +8,7 @@ import json
 from ats_trace import PHASES, mean_ran
 from report_cells import FABRIC_TITLE, num, ratio, store_tables
 
-ATS = """`bench/guest_ats.py`, measured {date} (kernel {kernel}), over {fabrics},
+ATS = """`bench/guest_ats.py` (kernel {kernel}), measured {date}, over {fabrics},
 both sides of a table in one boot, {rounds} rounds of {seconds} s of heartbeats per
 stream rotating which side goes first;
 {how} This run alone, after
