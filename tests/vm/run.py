@@ -508,13 +508,15 @@ def console_lines(console, woken):
 def signals_wake():
     """A file descriptor that a signal makes readable, for console_lines()."""
     r, w = os.pipe()
-    for fd in (r, w):
-        os.set_blocking(fd, False)
-    before = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
     try:
-        yield r
+        for fd in (r, w):
+            os.set_blocking(fd, False)
+        before = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+        try:
+            yield r
+        finally:
+            signal.set_wakeup_fd(before)
     finally:
-        signal.set_wakeup_fd(before)
         os.close(r)
         os.close(w)
 
