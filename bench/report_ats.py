@@ -74,6 +74,19 @@ def fabrics_of(data):
     return [f for f in FABRIC_TITLE if f in got]
 
 
+# what the runs merged into one section must share: the header names it once
+MERGED_SETTINGS = (
+    "kernel",
+    "rounds",
+    "seconds",
+    "trace",
+    "durable",
+    "lun_bytes",
+    "clocksource",
+    "bdevs",
+)
+
+
 def merge_ats(runs):
     """Heartbeat runs of several boots, each over fabrics of its own, as
     one: every table compares sides measured in one boot; the date names
@@ -81,17 +94,22 @@ def merge_ats(runs):
     other settings, or that measured a fabric twice, are refused."""
     if len(runs) == 1:
         return runs[0]
-    for key in ("kernel", "rounds", "seconds", "trace"):
+    for key in MERGED_SETTINGS:
         if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
             raise SystemExit(f"report.py: the ats runs differ in {key}")
-    seen = []
+    if len({_kept_beats(run) for run in runs}) > 1:
+        raise SystemExit("report.py: the ats runs differ in what they kept of the beats")
+    seen = set()
     for run in runs:
-        if set(fabrics_of(run)) & set(seen):
+        got = set(fabrics_of(run))
+        if got & seen:
             raise SystemExit("report.py: two ats runs measured the same fabric")
-        seen += fabrics_of(run)
+        if set(run["meta"].get("fabrics", got)) - got:
+            raise SystemExit("report.py: an ats run lacks a fabric it was asked for")
+        seen |= got
     meta = dict(
         runs[0]["meta"],
-        fabrics=seen,
+        fabrics=[f for f in FABRIC_TITLE if f in seen],
         date="; ".join(
             "{} ({})".format(
                 run["meta"]["date"], ", ".join(FABRIC_TITLE[f] for f in fabrics_of(run))

@@ -111,9 +111,17 @@ def test_runs_of_two_boots_make_one_section_each_fabric_from_its_own():
     # a fabric measured twice, or other settings, are refused
     with pytest.raises(SystemExit, match="same fabric"):
         report_ats.merge_ats([loop, loop])
-    other = dict(iscsi, meta=dict(iscsi_meta, rounds=2))
-    with pytest.raises(SystemExit, match="differ in rounds"):
-        report_ats.merge_ats([loop, other])
+    for key, value in (("rounds", 2), ("durable", True), ("clocksource", "hpet")):
+        other = dict(iscsi, meta=dict(iscsi_meta, **{key: value}))
+        with pytest.raises(SystemExit, match=f"differ in {key}"):
+            report_ats.merge_ats([loop, other])
+    # a run cut short before a fabric it was asked for
+    cut = dict(iscsi, meta=dict(iscsi_meta, fabrics=["iscsi", "fc"]))
+    with pytest.raises(SystemExit, match="lacks a fabric"):
+        report_ats.merge_ats([loop, cut])
+    # the tables in the page's order, whichever run came first
+    text = report_ats.render_ats(report_ats.merge_ats([iscsi, loop]))
+    assert text.index("over tcm_loop\n") < text.index("over iSCSI\n")
 
 
 def test_report_rewrites_the_ats_block_alone():
