@@ -11,6 +11,7 @@ kworker/...+vaai_copy, one whose last work item was of it
 kworker/...-vaai_copy."""
 
 import glob
+import re
 import threading
 import time
 
@@ -27,6 +28,7 @@ SAMPLES = 200  # observations of running copy workers the file test wants
 FILE_COPIES_S = 120  # ... and how long it copies to get them
 
 kept = kept_zero_luns("psrc", "pdst")
+QUEUE = re.compile(r"([+-])vaai_copy\b")  # what a worker runs now (+) or ran last (-)
 
 
 def copy_workers():
@@ -40,7 +42,7 @@ def copy_workers():
         except OSError:
             continue  # gone meanwhile
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        if not comm.endswith("vaai_copy"):
+        if not QUEUE.search(comm):
             continue
         rest = stat[stat.rindex(")") + 2 :].split()
         seen.append((int(stat.split()[0]), comm, int(rest[38]), int(rest[16])))
@@ -49,34 +51,44 @@ def copy_workers():
 
 def running(workers):
     """[(pid, policy, nice)] of those running a copy's work item now."""
-    return [(pid, policy, nice) for pid, comm, policy, nice in workers if "+vaai_copy" in comm]
+    return [(pid, policy, nice) for pid, comm, policy, nice in workers if now(comm)]
+
+
+def now(comm):
+    return QUEUE.search(comm).group(1) == "+"
 
 
 def back_in_the_pool():
     """Every worker whose last work item was a copy's has the pool's
     priority back."""
-    done = [w for w in copy_workers() if "-vaai_copy" in w[1]]
+    done = [w for w in copy_workers() if not now(w[1])]
     assert done, "no worker has run a copy"
     for _, comm, policy, nice in done:
         assert (policy, nice) == (SCHED_NORMAL, POOL_NICE), f"{comm}: policy {policy} nice {nice}"
 
 
 def test_block_copy_moves_in_background(kept):
-    """A copy between block LUNs: each of its four workers (the command's
-    and three helpers) is SCHED_IDLE while it moves chunks, and back at
-    the pool's nice -20 once the copy ends."""
+    """A copy between block LUNs: its four workers (the command's and three
+    helpers) are SCHED_IDLE while they move chunks, and back at the pool's
+    nice -20 once the copy ends.  Between two of its segments (256 MiB
+    each) the command's worker is ordinary for a moment and the helpers
+    end and start: at most one observation in ten."""
     with kept.each() as (a, b):
         th, out = in_background(
             lambda: xcopy(a.sg, whole_lun_copy(a, b, list_id=21, usage=0), timeout_ms=300000)
         )
         state, _ = copy_status(a, 21)
         assert state == RUNNING
-        seen = []
+        looks = []
         for _ in range(20):
-            seen += running(copy_workers())
+            looks.append(running(copy_workers()))
             time.sleep(0.05)
-        assert len({pid for pid, _, _ in seen}) == 4, seen
-        assert all(policy == SCHED_IDLE for _, policy, _ in seen), seen
+        assert any(
+            len(look) == 4 and all(policy == SCHED_IDLE for _, policy, _ in look) for look in looks
+        ), looks
+        seen = [w for look in looks for w in look]
+        idle = sum(1 for _, policy, _ in seen if policy == SCHED_IDLE)
+        assert idle * 10 >= len(seen) * 9, looks
         reset_stops_copy(a, b, th, out, 21)
     back_in_the_pool()
 
