@@ -67,13 +67,14 @@ void vaai_io_queue_start(struct vaai_io *io, void (*fn)(struct vaai_io *io))
  * is vaai_copy.c's to bound, not the queue's: a copy queued behind others
  * would not see its abort until it started.
  *
- * The queue is WQ_HIGHPRI for the pool that comes with it, not for the
- * priority: unbound queues of the same attributes share workers, and a
- * copy holds several of them, mostly asleep for a chunk slot.  In the
- * kernel's one ordinary unbound pool they were the workers that iSCSI
- * initiators on the same machine transmit from: beside four 4 MiB copies
- * a heartbeat's slowest 1 % waited 4.6 ms to reach the target with them,
- * and its p99 was 2.95x LIO's (docs/ats.md).  Each copy work item runs as
+ * The queue is WQ_HIGHPRI for the workers that come with it, not for the
+ * priority: unbound queues of the same attributes share a pool of workers
+ * (per NUMA node or cache domain), and a copy holds several of them,
+ * mostly asleep for a chunk slot.  In the ordinary unbound pool they were
+ * among the workers that iSCSI initiators on the same machine transmit
+ * from: beside four 4 MiB copies a heartbeat's slowest 1 % waited 4.6 ms
+ * to reach the target, and its p99 was 2.95x LIO's (docs/ats.md).  The
+ * nice -20 pool is one that few queues use.  Each copy work item runs as
  * ordinary or background work (vaai_copy.c), not at the pool's nice -20.
  */
 static struct workqueue_struct *vaai_copy_wq;
