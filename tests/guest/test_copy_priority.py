@@ -1,7 +1,7 @@
 """The copy engine's workers run at the priority vaai_copy.c gives them.
 
-The copy queue is WQ_HIGHPRI for a worker pool of its own (vaai_main.c):
-its workers sit at nice -20 and every copy work item sets its own
+The copy queue is WQ_HIGHPRI for workers apart from the ordinary unbound
+pool (vaai_main.c): they sit at nice -20 and every copy work item sets its own
 priority on entry and puts the pool's back when it returns.  A copy
 between block devices moves its chunks as background work (SCHED_IDLE);
 a copy on a file store runs as ordinary work (SCHED_NORMAL, nice 0), not
