@@ -32,6 +32,7 @@ from report_cells import (
     FABRIC_TITLE,
     STORE_TITLE,
     best,
+    boot_dates,
     need_ours,
     num,
     ratio,
@@ -400,13 +401,6 @@ def render(
                 "for this section: add one where it goes"
             )
     return page
-
-
-def boot_dates(runs, parts):
-    """Each boot's date with what it measured (parts(run): names)."""
-    return "; ".join(
-        "{} ({})".format(run["meta"].get("date", "?"), ", ".join(parts(run))) for run in runs
-    )
 
 
 def merge_clone(runs):

@@ -3,10 +3,8 @@ docs/benchmarks.md: per fabric and store, each stream's heartbeat p50, p99 and w
 beat on ours and on LIO, ours' p99 over its own idle p99 (issue 28 asks
 2x at most) and over LIO's, and what the stream moved on each."""
 
-import json
-
 from ats_trace import PHASES, mean_ran
-from report_cells import FABRIC_TITLE, num, ratio, store_tables
+from report_cells import FABRIC_TITLE, boot_dates, num, ratio, same_settings, store_tables
 
 ATS = """`bench/guest_ats.py` (kernel {kernel}), measured {date}, over {fabrics},
 both sides of a table in one boot, {rounds} rounds of {seconds} s of heartbeats per
@@ -94,9 +92,7 @@ def merge_ats(runs):
     other settings, or that measured a fabric twice, are refused."""
     if len(runs) == 1:
         return runs[0]
-    for key in MERGED_SETTINGS:
-        if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
-            raise SystemExit(f"report.py: the ats runs differ in {key}")
+    same_settings(runs, "ats", MERGED_SETTINGS)
     if len({_kept_beats(run) for run in runs}) > 1:
         raise SystemExit("report.py: the ats runs differ in what they kept of the beats")
     seen = set()
@@ -110,12 +106,7 @@ def merge_ats(runs):
     meta = dict(
         runs[0]["meta"],
         fabrics=[f for f in FABRIC_TITLE if f in seen],
-        date="; ".join(
-            "{} ({})".format(
-                run["meta"]["date"], ", ".join(FABRIC_TITLE[f] for f in fabrics_of(run))
-            )
-            for run in runs
-        ),
+        date=boot_dates(runs, lambda run: [FABRIC_TITLE[f] for f in fabrics_of(run)]),
     )
     return {"meta": meta, "results": [row for run in runs for row in run["results"]]}
 

@@ -44,12 +44,19 @@ def need_ours(runs, what):
         )
 
 
-def same_settings(runs, what):
-    """Refuse data-path runs (of one section, what) that were measured
-    with different settings."""
-    for key in SETTINGS:
+def same_settings(runs, what, keys=SETTINGS):
+    """Refuse runs (of one section, what) that were measured with
+    different settings (keys of their meta; a data-path run's by default)."""
+    for key in keys:
         if len({json.dumps(run["meta"].get(key)) for run in runs}) > 1:
             raise SystemExit(f"report.py: the {what} runs differ in {key}")
+
+
+def boot_dates(runs, parts):
+    """Each boot's date with what it measured (parts(run): names)."""
+    return "; ".join(
+        "{} ({})".format(run["meta"].get("date", "?"), ", ".join(parts(run))) for run in runs
+    )
 
 
 def store_tables(data, titles, columns, cells, after=None):
