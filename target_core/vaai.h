@@ -8,6 +8,9 @@
  *     answers the command with CHECK CONDITION; or
  *   - it returns TCM_NO_SENSE and the command is completed exactly once, by
  *     vaai_cmd_complete() (directly, or from a store's completion path).
+ * Whatever completes a command does it through vaai_cmd_done() and its
+ * kind (vaai_online.c), never target_complete_cmd() itself: a command that
+ * holds the store gives it back just before it is answered.
  * A sense code is never used to steer control flow inside the backend.
  */
 #ifndef VAAI_H
@@ -21,6 +24,8 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/completion.h>
+#include <linux/percpu-refcount.h>
 #include <target/target_core_base.h>
 #include <target/target_core_backend.h>
 
@@ -180,6 +185,7 @@ struct vaai_params {
 	char *path;
 	u64 size;		/* 0: not given */
 	bool readonly;
+	bool offline;		/* online=0: enabled with the store closed */
 };
 
 /* LBA range locks (vaai_lock.c, around vaai_range_queue.c's queue). */
@@ -264,6 +270,10 @@ struct vaai_dev {
 	struct vaai_copies copies;
 	u64 gen;			/* unique per device since load (tokens) */
 	struct vaai_odx_dev odx;
+	/* held by what uses the store; dead while it is closed (vaai_online.c) */
+	struct percpu_ref online;
+	struct completion offlined;	/* online's last holder has gone */
+	struct mutex online_lock;	/* one online= at a time */
 
 	union {
 		struct {
@@ -318,6 +328,23 @@ struct vaai_io {
 	/* last: vaai_io_alloc() zeroes everything before it */
 	struct bio_vec inline_bvec[VAAI_INLINE_BVECS];
 };
+
+/* vaai_online.c */
+int vaai_online_init(struct vaai_dev *vdev);
+void vaai_online_exit(struct vaai_dev *vdev);
+int vaai_online_configure_offline(struct vaai_dev *vdev);
+int vaai_online_set(struct vaai_dev *vdev, bool on);
+bool vaai_online(struct vaai_dev *vdev);
+bool vaai_store_get(struct vaai_dev *vdev);
+void vaai_store_put(struct vaai_dev *vdev);
+void vaai_cmd_gate(struct se_cmd *cmd);
+void vaai_cmd_done(struct se_cmd *cmd, u8 status);
+void vaai_cmd_done_len(struct se_cmd *cmd, u8 status, int len);
+void vaai_cmd_done_reason(struct se_cmd *cmd, sense_reason_t reason);
+sense_reason_t vaai_execute_rw_online(struct se_cmd *cmd,
+				      struct scatterlist *sgl, u32 sgl_nents,
+				      enum dma_data_direction dir);
+sense_reason_t vaai_execute_sync_cache_online(struct se_cmd *cmd);
 
 /* vaai_main.c */
 void vaai_io_queue(struct vaai_io *io, void (*fn)(struct vaai_io *io));

@@ -14,20 +14,22 @@
 #include "vaai.h"
 
 static struct vaai_exec_ops vaai_ops = {
-	.execute_rw		= vaai_execute_rw,
-	.execute_sync_cache	= vaai_execute_sync_cache,
+	.execute_rw		= vaai_execute_rw_online,
+	.execute_sync_cache	= vaai_execute_sync_cache_online,
 };
 
 /*
  * The commands we parse ourselves, indexed by operation code: the lookup
  * every CDB makes, READ and WRITE included, is one load.  An opcode with no
  * parse function is LIO core's; one opcode has one entry, so service
- * actions of one opcode share its match and parse.
+ * actions of one opcode share its match and parse.  A command that reads
+ * or writes the store runs with it held (vaai_online.c).
  */
 struct vaai_cdb_handler {
 	/* the rest of the CDB says it is ours; NULL: the opcode does */
 	bool (*match)(const u8 *cdb);
 	sense_reason_t (*parse)(struct se_cmd *cmd);
+	bool store;
 };
 
 static bool vaai_cdb_is_get_lba_status(const u8 *cdb)
@@ -37,23 +39,23 @@ static bool vaai_cdb_is_get_lba_status(const u8 *cdb)
 
 static const struct vaai_cdb_handler vaai_cdb_handlers[256] = {
 	[INQUIRY]		= { vaai_vpd_match,	vaai_vpd_parse },
-	[COMPARE_AND_WRITE]	= { NULL,		vaai_caw_parse },
-	[VERIFY]		= { NULL,		vaai_verify_parse },
-	[VERIFY_12]		= { NULL,		vaai_verify_parse },
-	[VERIFY_16]		= { NULL,		vaai_verify_parse },
-	[WRITE_VERIFY]		= { NULL,		vaai_write_verify_parse },
-	[WRITE_VERIFY_12]	= { NULL,		vaai_write_verify_parse },
-	[WRITE_VERIFY_16]	= { NULL,		vaai_write_verify_parse },
-	[ORWRITE_16]		= { NULL,		vaai_orwrite_parse },
-	[WRITE_ATOMIC_16]	= { NULL,		vaai_write_atomic_parse },
-	[PRE_FETCH]		= { NULL,		vaai_prefetch_parse },
-	[PRE_FETCH_16]		= { NULL,		vaai_prefetch_parse },
-	[WRITE_SAME]		= { NULL,		vaai_ws_parse },
-	[WRITE_SAME_16]		= { NULL,		vaai_ws_parse },
-	[UNMAP]			= { NULL,		vaai_unmap_parse },
+	[COMPARE_AND_WRITE]	= { NULL,		vaai_caw_parse, true },
+	[VERIFY]		= { NULL,		vaai_verify_parse, true },
+	[VERIFY_12]		= { NULL,		vaai_verify_parse, true },
+	[VERIFY_16]		= { NULL,		vaai_verify_parse, true },
+	[WRITE_VERIFY]		= { NULL,		vaai_write_verify_parse, true },
+	[WRITE_VERIFY_12]	= { NULL,		vaai_write_verify_parse, true },
+	[WRITE_VERIFY_16]	= { NULL,		vaai_write_verify_parse, true },
+	[ORWRITE_16]		= { NULL,		vaai_orwrite_parse, true },
+	[WRITE_ATOMIC_16]	= { NULL,		vaai_write_atomic_parse, true },
+	[PRE_FETCH]		= { NULL,		vaai_prefetch_parse, true },
+	[PRE_FETCH_16]		= { NULL,		vaai_prefetch_parse, true },
+	[WRITE_SAME]		= { NULL,		vaai_ws_parse, true },
+	[WRITE_SAME_16]		= { NULL,		vaai_ws_parse, true },
+	[UNMAP]			= { NULL,		vaai_unmap_parse, true },
 	[SERVICE_ACTION_IN_16]	= { vaai_cdb_is_get_lba_status,
-				    vaai_lba_status_parse },
-	[EXTENDED_COPY]		= { NULL,		vaai_xcopy_parse },
+				    vaai_lba_status_parse, true },
+	[EXTENDED_COPY]		= { NULL,		vaai_xcopy_parse, true },
 	[RECEIVE_COPY_RESULTS]	= { NULL,		vaai_rcr_parse },
 	[MAINTENANCE_IN]	= { vaai_opcodes_match,	vaai_opcodes_parse },
 };
@@ -231,7 +233,7 @@ sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err)
  */
 static sense_reason_t vaai_execute_no_room(struct se_cmd *cmd)
 {
-	target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, 0);
+	vaai_cmd_done_len(cmd, SAM_STAT_GOOD, 0);
 	return TCM_NO_SENSE;
 }
 
@@ -252,8 +254,12 @@ static sense_reason_t vaai_parse(struct se_cmd *cmd)
 	const struct vaai_cdb_handler *h = vaai_cdb_lookup(cmd->t_task_cdb);
 	sense_reason_t ret;
 
-	if (h)
-		return h->parse(cmd);
+	if (h) {
+		ret = h->parse(cmd);
+		if (!ret && h->store)
+			vaai_cmd_gate(cmd);
+		return ret;
+	}
 
 	/*
 	 * LIO core refuses a CDB it has no execute function for (LOG SENSE,
@@ -276,6 +282,8 @@ sense_reason_t vaai_parse_cdb(struct se_cmd *cmd)
 	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
 	sense_reason_t ret;
 
+	/* the store this command holds, once it comes to hold it */
+	cmd->priv = NULL;
 	if (unlikely(vdev->limits_bs != cmd->se_dev->dev_attrib.block_size))
 		vaai_dev_set_limits(vdev);
 	if (vaai_ua_report(cmd))

@@ -7,9 +7,15 @@
  *                          and it does not exist) or block device
  *   size=<bytes>           capacity of a new file; must match an existing one
  *   readonly=<0|1>
+ *   online=<0|1>           0: enable the LUN with its store closed (a block
+ *                          device only another node may open now; size=
+ *                          says how big it is)
  * A write is applied whole or not at all, and only before the device is
- * enabled.  Once it is, the only write taken is
+ * enabled.  Once it is, the writes taken are
  *   resize=1               the store grew: take its size now
+ *   online=0               close the store once the commands using it are
+ *                          done; until online=1 they are refused
+ *   online=1               open it again (vaai_online.c)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,8 +28,20 @@
 /* Longest control write we parse: a path plus the other keys. */
 #define VAAI_CONTROL_MAX	(PATH_MAX + 64)
 
+/* A key that takes 0 or 1; *flag is left alone on anything else. */
+static int vaai_param_flag(const char *key, const char *val, bool *flag)
+{
+	if (strcmp(val, "0") && strcmp(val, "1")) {
+		pr_err("control: %s= wants 0 or 1, got '%s'\n", key, val);
+		return -EINVAL;
+	}
+	*flag = val[0] == '1';
+	return 0;
+}
+
 static int vaai_param_set(struct vaai_params *p, char *key, char *val)
 {
+	bool online = !p->offline;
 	int ret;
 
 	if (!strcmp(key, "path")) {
@@ -56,15 +74,15 @@ static int vaai_param_set(struct vaai_params *p, char *key, char *val)
 		}
 		return 0;
 	}
-	if (!strcmp(key, "readonly")) {
-		if (strcmp(val, "0") && strcmp(val, "1")) {
-			pr_err("control: readonly= wants 0 or 1, got '%s'\n", val);
-			return -EINVAL;
-		}
-		p->readonly = val[0] == '1';
-		return 0;
+	if (!strcmp(key, "readonly"))
+		return vaai_param_flag(key, val, &p->readonly);
+	if (!strcmp(key, "online")) {
+		ret = vaai_param_flag(key, val, &online);
+		p->offline = !online;
+		return ret;
 	}
-	pr_err("control: unknown key '%s' (known: path, size, readonly)\n", key);
+	pr_err("control: unknown key '%s' (known: path, size, readonly, online)\n",
+	       key);
 	return -EINVAL;
 }
 
@@ -79,11 +97,19 @@ ssize_t vaai_set_configfs_dev_params(struct se_device *dev, const char *page,
 	if (target_dev_configured(dev)) {
 		/* configfs hands us a NUL-terminated page */
 		if (sysfs_streq(page, "resize=1"))
-			return vaai_store_resize(vdev) ?: count;
-		pr_err("control: %s is enabled; its parameters are fixed "
-		       "(resize=1 takes a grown store's size)\n",
-		       dev->dev_group.cg_item.ci_name);
-		return -EBUSY;
+			ret = vaai_store_resize(vdev);
+		else if (sysfs_streq(page, "online=0"))
+			ret = vaai_online_set(vdev, false);
+		else if (sysfs_streq(page, "online=1"))
+			ret = vaai_online_set(vdev, true);
+		else {
+			pr_err("control: %s is enabled; its parameters are fixed "
+			       "(resize=1 takes a grown store's size, online=0|1 "
+			       "closes or opens it)\n",
+			       dev->dev_group.cg_item.ci_name);
+			ret = -EBUSY;
+		}
+		return ret ?: count;
 	}
 	if (count > VAAI_CONTROL_MAX)
 		return -EINVAL;
@@ -136,11 +162,14 @@ ssize_t vaai_show_configfs_dev_params(struct se_device *dev, char *page)
 {
 	struct vaai_dev *vdev = to_vaai_dev(dev);
 	bool on = target_dev_configured(dev);
+	const struct vaai_store_ops *store = READ_ONCE(vdev->store);
 
 	return scnprintf(page, PAGE_SIZE,
-			 "Path: %s\nStore: %s\nBytes: %llu\nReadonly: %d\n",
+			 "Path: %s\nStore: %s\nBytes: %llu\nReadonly: %d\n"
+			 "Online: %d\n",
 			 vdev->params.path ? vdev->params.path : "",
-			 on ? vdev->store->name : "none",
+			 on && store ? store->name : "none",
 			 on ? (u64)vdev->nr_bytes : vdev->params.size,
-			 vdev->params.readonly);
+			 vdev->params.readonly,
+			 on ? vaai_online(vdev) : !vdev->params.offline);
 }

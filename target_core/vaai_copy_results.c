@@ -193,7 +193,7 @@ void vaai_copy_status_answer(struct se_cmd *cmd, struct vaai_copy_status *st,
 			  atomic64_read(&st->bytes_done), status != SAM_STAT_GOOD);
 	vaai_copy_status_end(to_vaai_dev(cmd->se_dev), st, status, sense, len);
 	if (status != SAM_STAT_CHECK_CONDITION)
-		target_complete_cmd(cmd, status);
+		vaai_cmd_done(cmd, status);
 	else
 		vaai_cmd_complete_sense_data(cmd, sense);
 }

@@ -119,9 +119,13 @@ static int vaai_cscd_find(struct se_cmd *cmd,
 		    !dev->dev_attrib.emulate_3pc || !match(dev, arg) ||
 		    !vaai_lun_accessible(lun))
 			continue;
-		/* A LUN on its way out is not reachable. */
+		/* A LUN on its way out, or whose store is closed, is not reachable. */
 		if (!percpu_ref_tryget_live(&lun->lun_ref))
 			break;
+		if (!vaai_store_get(to_vaai_dev(dev))) {
+			percpu_ref_put(&lun->lun_ref);
+			break;
+		}
 		c->lun = lun;
 		c->vdev = to_vaai_dev(dev);
 		c->info.readonly = deve->lun_access_ro || lun->lun_access_ro ||
@@ -184,8 +188,8 @@ void vaai_cscd_describe(struct se_device *dev, u8 *desc)
 
 /*
  * The LUN the command came to, as a CSCD: the destination of a WRITE
- * USING TOKEN.  LIO core holds it for the command; the copy holds it too,
- * as it does every CSCD.
+ * USING TOKEN.  LIO core holds it for the command, and the command its
+ * store; the copy holds both too, as it does every CSCD's.
  */
 int vaai_cscd_own(struct se_cmd *cmd, struct vaai_cscd *c)
 {
@@ -193,6 +197,10 @@ int vaai_cscd_own(struct se_cmd *cmd, struct vaai_cscd *c)
 
 	if (!percpu_ref_tryget_live(&lun->lun_ref))
 		return -ENODEV;
+	if (!vaai_store_get(to_vaai_dev(cmd->se_dev))) {
+		percpu_ref_put(&lun->lun_ref);
+		return -ENODEV;
+	}
 	c->lun = lun;
 	c->vdev = to_vaai_dev(cmd->se_dev);
 	c->info.readonly = vaai_cmd_write_protected(cmd);
@@ -204,8 +212,10 @@ void vaai_cscd_release(struct vaai_xcopy *xc)
 	unsigned int i;
 
 	for (i = 0; i < xc->list.nr_cscds; i++) {
-		if (xc->cscd[i].lun)
-			percpu_ref_put(&xc->cscd[i].lun->lun_ref);
+		if (!xc->cscd[i].lun)
+			continue;
+		vaai_store_put(xc->cscd[i].vdev);
+		percpu_ref_put(&xc->cscd[i].lun->lun_ref);
 		xc->cscd[i].lun = NULL;
 	}
 }

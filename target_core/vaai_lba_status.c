@@ -74,7 +74,7 @@ static sense_reason_t vaai_lbas_execute(struct se_cmd *cmd)
 	struct vaai_io *io;
 
 	if (!cmd->data_length) {
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		vaai_cmd_done(cmd, SAM_STAT_GOOD);
 		return TCM_NO_SENSE;
 	}
 	io = vaai_io_alloc(cmd);

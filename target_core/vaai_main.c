@@ -118,6 +118,11 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 		kfree(vdev);
 		return NULL;
 	}
+	if (vaai_online_init(vdev)) {
+		vaai_metrics_exit(vdev);
+		kfree(vdev);
+		return NULL;
+	}
 	vaai_tp_init(vdev);
 	vaai_ua_init(vdev);
 	vaai_rlock_init(&vdev->rlock);
@@ -132,7 +137,10 @@ static int vaai_configure_device(struct se_device *dev)
 	struct se_dev_attrib *da = &dev->dev_attrib;
 	int ret;
 
-	ret = vaai_store_open(vdev);
+	if (vdev->params.offline)
+		ret = vaai_online_configure_offline(vdev);
+	else
+		ret = vaai_store_open(vdev);
 	if (ret)
 		return ret;
 
@@ -154,9 +162,11 @@ static int vaai_configure_device(struct se_device *dev)
 		da->unmap_zeroes_data = vdev->lbprz;
 	}
 
-	pr_info("%s: %s store %s, %lld bytes%s\n", dev->dev_group.cg_item.ci_name,
-		vdev->store->name, vdev->params.path, vdev->nr_bytes,
-		vdev->params.readonly ? ", read-only" : "");
+	if (vdev->store)
+		pr_info("%s: %s store %s, %lld bytes%s\n",
+			dev->dev_group.cg_item.ci_name, vdev->store->name,
+			vdev->params.path, vdev->nr_bytes,
+			vdev->params.readonly ? ", read-only" : "");
 	return 0;
 }
 
@@ -173,6 +183,7 @@ static void vaai_free_rcu(struct rcu_head *head)
 	struct vaai_dev *vdev = to_vaai_dev(dev);
 
 	vaai_copies_free(&vdev->copies);
+	vaai_online_exit(vdev);
 	vaai_metrics_exit(vdev);
 	kfree(vdev->params.path);
 	kfree(vdev);
@@ -184,10 +195,15 @@ static void vaai_free_device(struct se_device *dev)
 	call_rcu(&dev->rcu_head, vaai_free_rcu);
 }
 
-/* LIO asks before it lets emulate_tpu/tpws be turned on. */
+/*
+ * LIO asks before it lets emulate_tpu/tpws be turned on.  A LUN whose store
+ * is closed takes what it is declared; online=1 checks it.
+ */
 static bool vaai_configure_unmap(struct se_device *dev)
 {
-	return to_vaai_dev(dev)->unmap_unit != 0;
+	struct vaai_dev *vdev = to_vaai_dev(dev);
+
+	return vdev->unmap_unit != 0 || !vaai_online(vdev);
 }
 
 /*

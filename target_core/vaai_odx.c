@@ -107,8 +107,7 @@ static void vaai_odx_list_refused(struct se_cmd *cmd, int ret)
 	if (ret == -EBUSY)
 		vaai_cmd_complete_fault(cmd, &in_use);
 	else
-		target_complete_cmd_with_sense(cmd, SAM_STAT_CHECK_CONDITION,
-					       TCM_OUT_OF_RESOURCES);
+		vaai_cmd_done_reason(cmd, TCM_OUT_OF_RESOURCES);
 }
 
 /*
@@ -467,7 +466,7 @@ static sense_reason_t vaai_odx_wut_execute(struct se_cmd *cmd)
 
 static sense_reason_t vaai_odx_nothing(struct se_cmd *cmd)
 {
-	target_complete_cmd(cmd, SAM_STAT_GOOD);
+	vaai_cmd_done(cmd, SAM_STAT_GOOD);
 	return TCM_NO_SENSE;
 }
 

@@ -90,7 +90,7 @@ static sense_reason_t vaai_opcodes_execute(struct se_cmd *cmd)
 	if (f.key)
 		vaai_cmd_complete_fault(cmd, &f);
 	else
-		target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, len);
+		vaai_cmd_done_len(cmd, SAM_STAT_GOOD, len);
 	return TCM_NO_SENSE;
 }
 

@@ -33,14 +33,14 @@ static void vaai_prefetch_work(struct vaai_io *io)
 		return;
 	}
 	vaai_io_finish(io);
-	target_complete_cmd(cmd, !ret && len == io->len ?
+	vaai_cmd_done(cmd, !ret && len == io->len ?
 			    SAM_STAT_CONDITION_MET : SAM_STAT_GOOD);
 }
 
 static sense_reason_t vaai_prefetch_execute(struct se_cmd *cmd)
 {
 	if (!to_vaai_dev(cmd->se_dev)->store->prefetch) {
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		vaai_cmd_done(cmd, SAM_STAT_GOOD);
 		return TCM_NO_SENSE;
 	}
 	return vaai_execute_blocks(cmd, vaai_prefetch_work, false, false, false);

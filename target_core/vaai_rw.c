@@ -169,7 +169,7 @@ void vaai_io_done_len(struct vaai_io *io, u32 len)
 	struct se_cmd *cmd = io->cmd;
 
 	vaai_io_finish(io);
-	target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, len);
+	vaai_cmd_done_len(cmd, SAM_STAT_GOOD, len);
 }
 
 /*
@@ -231,7 +231,7 @@ sense_reason_t vaai_execute_rw(struct se_cmd *cmd, struct scatterlist *sgl,
 		return TCM_LOGICAL_UNIT_COMMUNICATION_FAILURE;
 
 	if (!cmd->data_length) {
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		vaai_cmd_done(cmd, SAM_STAT_GOOD);
 		return TCM_NO_SENSE;
 	}
 
@@ -291,7 +291,7 @@ sense_reason_t vaai_execute_blocks(struct se_cmd *cmd,
 	struct vaai_io *io;
 
 	if (!cmd->t_task_nolb) {
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		vaai_cmd_done(cmd, SAM_STAT_GOOD);
 		return TCM_NO_SENSE;
 	}
 	io = vaai_io_alloc(cmd);

@@ -81,7 +81,7 @@ u8 vaai_sense_fill(struct se_device *dev, u8 *buf, u8 key, enum vaai_asc code)
 void vaai_cmd_complete_sense_data(struct se_cmd *cmd, u8 *buf)
 {
 	transport_copy_sense_to_cmd(cmd, buf);
-	target_complete_cmd(cmd, SAM_STAT_CHECK_CONDITION);
+	vaai_cmd_done(cmd, SAM_STAT_CHECK_CONDITION);
 }
 
 /*
@@ -149,7 +149,7 @@ void vaai_cmd_complete_data(struct se_cmd *cmd, const void *buf, u32 size)
 	u32 len = min_t(u32, cmd->data_length, size);
 
 	sg_copy_from_buffer(cmd->t_data_sg, cmd->t_data_nents, buf, len);
-	target_complete_cmd_with_length(cmd, SAM_STAT_GOOD, len);
+	vaai_cmd_done_len(cmd, SAM_STAT_GOOD, len);
 }
 
 /*
@@ -203,12 +203,11 @@ void vaai_cmd_complete(struct se_cmd *cmd, int err, bool write)
 	const struct vaai_sense *s;
 
 	if (!err) {
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		vaai_cmd_done(cmd, SAM_STAT_GOOD);
 		return;
 	}
 	if (err == -ENOMEM || err == -EAGAIN) {
-		target_complete_cmd_with_sense(cmd, SAM_STAT_CHECK_CONDITION,
-					       TCM_OUT_OF_RESOURCES);
+		vaai_cmd_done_reason(cmd, TCM_OUT_OF_RESOURCES);
 		return;
 	}
 

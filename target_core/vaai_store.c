@@ -180,7 +180,7 @@ out_close:
  * 4.6 asks of a capacity change.  A store that shrank is refused: the
  * hosts may have written the blocks that are gone.
  */
-int vaai_store_resize(struct vaai_dev *vdev)
+static int vaai_store_resize_held(struct vaai_dev *vdev)
 {
 	loff_t now = vdev->store->size(vdev);
 
@@ -197,6 +197,20 @@ int vaai_store_resize(struct vaai_dev *vdev)
 	WRITE_ONCE(vdev->nr_bytes, now);
 	vaai_ua_raise(vdev, VAAI_UA_CAPACITY);
 	return 0;
+}
+
+int vaai_store_resize(struct vaai_dev *vdev)
+{
+	int ret;
+
+	if (!vaai_store_get(vdev)) {
+		pr_err("%s: the store is closed (online=0): nothing to resize\n",
+		       vaai_dev_name(vdev));
+		return -ENODEV;
+	}
+	ret = vaai_store_resize_held(vdev);
+	vaai_store_put(vdev);
+	return ret;
 }
 
 void vaai_store_close(struct vaai_dev *vdev)

@@ -97,7 +97,7 @@ static sense_reason_t vaai_unmap_execute(struct se_cmd *cmd)
 
 	/* SBC-4 5.32.1: an empty list is no error; a short header is. */
 	if (!len) {
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		vaai_cmd_done(cmd, SAM_STAT_GOOD);
 		return TCM_NO_SENSE;
 	}
 	if (len < VAAI_UNMAP_HDR_LEN)

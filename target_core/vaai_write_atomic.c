@@ -32,11 +32,17 @@ void vaai_write_atomic_limits(struct se_cmd *cmd, struct vaai_cdb_lun *lun)
 	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
 	u32 bs = lun->block_size;
 	u32 umin, umax, boundary;
+	bool units;
 
 	lun->atomic_max = lun->atomic_align = lun->atomic_gran = 0;
 	lun->atomic_boundary = 0;
-	if (vdev->store != &vaai_bdev_ops ||
-	    !vaai_bdev_atomic_units(vdev->bdev.bdev, &umin, &umax, &boundary))
+	/* a closed store has none (vaai_online.c) */
+	if (!vaai_store_get(vdev))
+		return;
+	units = vdev->store == &vaai_bdev_ops &&
+		vaai_bdev_atomic_units(vdev->bdev.bdev, &umin, &umax, &boundary);
+	vaai_store_put(vdev);
+	if (!units)
 		return;
 	/* one bio of page-sized segments (vaai_bdev.c), what the fabric carries */
 	umax = min_t(u32, umax, BIO_MAX_VECS * PAGE_SIZE);

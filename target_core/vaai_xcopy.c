@@ -84,7 +84,7 @@ static sense_reason_t vaai_xcopy_execute(struct se_cmd *cmd)
 	int ret;
 
 	if (!len) {		/* not an error (SPC-4 6.4.1) */
-		target_complete_cmd(cmd, SAM_STAT_GOOD);
+		vaai_cmd_done(cmd, SAM_STAT_GOOD);
 		return TCM_NO_SENSE;
 	}
 	xc = kvzalloc(sizeof(*xc), GFP_KERNEL);

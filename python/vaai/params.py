@@ -8,7 +8,7 @@ from .errors import VaaiError
 
 MIN_BLOCK = 512
 _SUFFIXES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-_INFO_KEYS = ("Path", "Store", "Bytes", "Readonly")
+_INFO_KEYS = ("Path", "Store", "Bytes", "Readonly", "Online")
 
 
 def parse_size(text):
@@ -28,8 +28,10 @@ def parse_size(text):
     return size
 
 
-def control_string(path, size=None, readonly=False):
-    """The line written to the device's `control` file."""
+def control_string(path, size=None, readonly=False, online=True):
+    """The line written to the device's `control` file.  online=False: the
+    LUN is enabled with its store closed (a block device only another node
+    may open now); size then says how big it is."""
     if not path or not str(path).startswith("/"):
         raise VaaiError(f"path {path!r} must be absolute")
     if any(c in str(path) for c in ",\n="):
@@ -38,6 +40,10 @@ def control_string(path, size=None, readonly=False):
     if size is not None:
         fields.append(f"size={parse_size(size)}")
     fields.append(f"readonly={bool(readonly):d}")
+    if not online:
+        if size is None:
+            raise VaaiError("a LUN enabled with its store closed needs its size")
+        fields.append("online=0")
     return ",".join(fields)
 
 

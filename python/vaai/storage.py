@@ -41,10 +41,22 @@ class VaaiStorageObject(tcm.StorageObject):
     the LUN takes the store's size now, which may have grown since the save
     but not shrunk.  A restore never creates a store: a file that is gone
     or a device not yet there fails this LUN alone.
+
+    online=False (with size): the LUN is enabled with its store closed,
+    for a block device that only another node may open now (DRBD's
+    secondary); set_online(True) opens it.
     """
 
     def __init__(
-        self, name, path=None, size=None, readonly=False, wwn=None, index=None, min_size=None
+        self,
+        name,
+        path=None,
+        size=None,
+        readonly=False,
+        wwn=None,
+        index=None,
+        min_size=None,
+        online=True,
     ):
         if not os.path.isdir("/sys/kernel/config/target/core") or not os.path.isdir(
             f"/sys/module/{MODULE}"
@@ -59,7 +71,7 @@ class VaaiStorageObject(tcm.StorageObject):
         if min_size is not None:
             _check_saved_store(name, path, int(min_size))
             size = None
-        line = control_string(path, size, readonly)
+        line = control_string(path, size, readonly, online)
         # RTSRoot() points LIO's dbroot at rtslib's directory, which LIO
         # only allows before the first device is enabled.
         RTSRoot()
@@ -96,6 +108,26 @@ class VaaiStorageObject(tcm.StorageObject):
                 raise VaaiError(
                     f"cannot resize vaai/{self.name}: {klog.why(e, naming=path)}"
                 ) from e
+
+    def set_online(self, online):
+        """Open the store (True) or close it (False) under the live LUN.
+        Closing waits for the commands using it; until it is open again
+        they are answered NOT READY, ASYMMETRIC ACCESS STATE TRANSITION.
+        Only a block device store is closed."""
+        what = "open" if online else "close"
+        with KernelLog(MODULE) as klog:
+            try:
+                self._control(f"online={bool(online):d}")
+            except OSError as e:
+                raise VaaiError(
+                    f"cannot {what} the store of vaai/{self.name}: "
+                    f"{klog.why(e, naming=self.path_name)}"
+                ) from e
+
+    @property
+    def online(self):
+        """The store is open (commands reach it)."""
+        return self._info().get("Online", "1") == "1"
 
     def set_attribute(self, attribute, value):
         super().set_attribute(attribute, value)

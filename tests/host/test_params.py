@@ -42,6 +42,16 @@ def test_control_string_for_existing_readonly_device():
     assert control_string("/dev/sdb", readonly=True) == "path=/dev/sdb,readonly=1"
 
 
+def test_control_string_for_a_device_another_node_holds():
+    line = control_string("/dev/drbd0", "1G", online=False)
+    assert line == "path=/dev/drbd0,size=1073741824,readonly=0,online=0"
+
+
+def test_control_string_wants_the_size_of_a_closed_store():
+    with pytest.raises(VaaiError, match="needs its size"):
+        control_string("/dev/drbd0", online=False)
+
+
 @pytest.mark.parametrize("path", ["relative.img", "", "/a,b", "/a=b", "/a\nb"])
 def test_control_string_refuses_paths_the_kernel_would_misparse(path):
     with pytest.raises(VaaiError):
