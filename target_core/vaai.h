@@ -332,7 +332,7 @@ struct vaai_io {
 /* vaai_online.c */
 int vaai_online_init(struct vaai_dev *vdev);
 void vaai_online_exit(struct vaai_dev *vdev);
-int vaai_online_configure_offline(struct vaai_dev *vdev);
+int vaai_online_configure(struct vaai_dev *vdev);
 int vaai_online_set(struct vaai_dev *vdev, bool on);
 bool vaai_online(struct vaai_dev *vdev);
 bool vaai_store_get(struct vaai_dev *vdev);
@@ -526,6 +526,7 @@ ssize_t vaai_set_configfs_dev_params(struct se_device *dev, const char *page,
 ssize_t vaai_show_configfs_dev_params(struct se_device *dev, char *page);
 /* vaai_store.c */
 int vaai_store_open(struct vaai_dev *vdev);
+int vaai_store_reopen(struct vaai_dev *vdev, loff_t *size);
 void vaai_store_close(struct vaai_dev *vdev);
 int vaai_store_resize(struct vaai_dev *vdev);
 

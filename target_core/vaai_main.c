@@ -137,10 +137,7 @@ static int vaai_configure_device(struct se_device *dev)
 	struct se_dev_attrib *da = &dev->dev_attrib;
 	int ret;
 
-	if (vdev->params.offline)
-		ret = vaai_online_configure_offline(vdev);
-	else
-		ret = vaai_store_open(vdev);
+	ret = vaai_online_configure(vdev);
 	if (ret)
 		return ret;
 

@@ -84,9 +84,9 @@ static bool vaai_cmd_store_get(struct se_cmd *cmd)
 
 static void vaai_cmd_store_put(struct se_cmd *cmd)
 {
-	struct vaai_dev *vdev = cmd->priv;
+	struct vaai_dev *vdev = to_vaai_dev(cmd->se_dev);
 
-	if (!vdev)
+	if (cmd->priv != vdev)
 		return;
 	cmd->priv = NULL;
 	vaai_store_put(vdev);
@@ -172,23 +172,51 @@ sense_reason_t vaai_execute_sync_cache_online(struct se_cmd *cmd)
 }
 
 /*
- * The LUN's declared identity against the store now opened: what hosts
- * were told while it was closed (capacity, block size, thin provisioning)
- * must hold.  A store that grew is taken as resize=1 takes it.
+ * What a refused online=1 puts back: the closed LUN goes on answering as
+ * it did (vaai_bdev.c's open sets these from the device).
  */
-static int vaai_online_check(struct vaai_dev *vdev, loff_t was)
+struct vaai_online_was {
+	loff_t nr_bytes;
+	u32 min_block;
+	u32 dma_align;
+	u32 unmap_unit;
+	bool lbprz;
+	bool is_nonrot;
+};
+
+static void vaai_online_save(struct vaai_dev *vdev, struct vaai_online_was *w)
+{
+	w->nr_bytes = vdev->nr_bytes;
+	w->min_block = vdev->min_block;
+	w->dma_align = vdev->dma_align;
+	w->unmap_unit = vdev->unmap_unit;
+	w->lbprz = vdev->lbprz;
+	w->is_nonrot = vdev->dev.dev_attrib.is_nonrot;
+}
+
+static void vaai_online_restore(struct vaai_dev *vdev,
+				const struct vaai_online_was *w)
+{
+	vdev->min_block = w->min_block;
+	vdev->dma_align = w->dma_align;
+	vdev->unmap_unit = w->unmap_unit;
+	vdev->lbprz = w->lbprz;
+	vdev->dev.dev_attrib.is_nonrot = w->is_nonrot;
+}
+
+/*
+ * The device now opened against what the LUN told hosts while it was
+ * closed: no smaller, its block size addressable, the thin provisioning
+ * declared.  A device that grew is taken as resize=1 takes it.
+ */
+static int vaai_online_check(struct vaai_dev *vdev, loff_t size, loff_t was)
 {
 	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
 	const char *name = vaai_online_name(vdev);
 
-	if (vdev->store != &vaai_bdev_ops) {
-		pr_err("%s: %s is not a block device; only a block device store goes offline\n",
-		       name, vdev->params.path);
-		return -EINVAL;
-	}
-	if (vdev->nr_bytes < was) {
+	if (size < was) {
 		pr_err("%s: %s holds %lld bytes, fewer than the LUN's %lld\n",
-		       name, vdev->params.path, vdev->nr_bytes, was);
+		       name, vdev->params.path, size, was);
 		return -EINVAL;
 	}
 	if (da->block_size < vdev->min_block) {
@@ -211,31 +239,34 @@ static int vaai_online_check(struct vaai_dev *vdev, loff_t was)
 
 static int vaai_online_open(struct vaai_dev *vdev)
 {
-	loff_t was = vdev->nr_bytes;
+	struct vaai_online_was was;
+	loff_t size;
 	int ret;
 
-	ret = vaai_store_open(vdev);
-	if (ret)
-		goto out_was;
-	ret = vaai_online_check(vdev, was);
+	vaai_online_save(vdev, &was);
+	/* the device's own, not what the LUN said while it was closed */
+	vdev->unmap_unit = 0;
+	vdev->lbprz = false;
+	ret = vaai_store_reopen(vdev, &size);
+	if (!ret)
+		ret = vaai_online_check(vdev, size, was.nr_bytes);
 	if (ret) {
 		vaai_store_close(vdev);
-		goto out_was;
+		vaai_online_restore(vdev, &was);
+		return ret;
 	}
 	vaai_dev_set_limits(vdev);
-	percpu_ref_reinit(&vdev->online);
-	if (vdev->nr_bytes != was) {
+	if (size != was.nr_bytes) {
 		pr_info("%s: capacity %lld -> %lld bytes\n",
-			vaai_online_name(vdev), was, vdev->nr_bytes);
+			vaai_online_name(vdev), was.nr_bytes, size);
+		WRITE_ONCE(vdev->nr_bytes, size);
 		vaai_ua_raise(vdev, VAAI_UA_CAPACITY);
 	}
+	WRITE_ONCE(vdev->store, &vaai_bdev_ops);
+	percpu_ref_reinit(&vdev->online);
 	pr_info("%s: online: %s store %s\n", vaai_online_name(vdev),
 		vdev->store->name, vdev->params.path);
 	return 0;
-out_was:
-	/* READ CAPACITY still answers what the LUN was */
-	vdev->nr_bytes = was;
-	return ret;
 }
 
 /* Wait for what holds the store; false (and still online) if killed. */
@@ -271,7 +302,8 @@ int vaai_online_set(struct vaai_dev *vdev, bool on)
 {
 	int ret = 0;
 
-	mutex_lock(&vdev->online_lock);
+	if (mutex_lock_killable(&vdev->online_lock))
+		return -EINTR;
 	if (on != vaai_online(vdev))
 		ret = on ? vaai_online_open(vdev) : vaai_online_close(vdev);
 	mutex_unlock(&vdev->online_lock);
@@ -279,23 +311,29 @@ int vaai_online_set(struct vaai_dev *vdev, bool on)
 }
 
 /*
- * configure_device of a LUN created with online=0: exported with its
- * store closed, as big as size= says.
+ * configure_device's first step: the store opened, or with online=0 the
+ * LUN enabled with it closed, as big as size= says.  An enable that LIO
+ * failed after us (destroy_device) may be tried again: the reference
+ * starts live.
  */
-int vaai_online_configure_offline(struct vaai_dev *vdev)
+int vaai_online_configure(struct vaai_dev *vdev)
 {
 	struct vaai_params *p = &vdev->params;
+	const char *name = vaai_online_name(vdev);
 
+	if (!vaai_online(vdev))
+		percpu_ref_reinit(&vdev->online);
+	if (!p->offline)
+		return vaai_store_open(vdev);
 	if (!p->path || !p->size) {
-		pr_err("%s: online=0 needs path= and size=\n",
-		       vaai_online_name(vdev));
+		pr_err("%s: online=0 needs path= and size=\n", name);
 		return -EINVAL;
 	}
 	vdev->nr_bytes = p->size;
 	/* nothing holds it yet: the wait is one RCU grace period */
+	reinit_completion(&vdev->offlined);
 	percpu_ref_kill(&vdev->online);
 	wait_for_completion(&vdev->offlined);
-	pr_info("%s: offline: %s, %llu bytes\n", vaai_online_name(vdev),
-		p->path, p->size);
+	pr_info("%s: offline: %s, %llu bytes\n", name, p->path, p->size);
 	return 0;
 }

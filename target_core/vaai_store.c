@@ -175,6 +175,42 @@ out_close:
 }
 
 /*
+ * online=1 (vaai_online.c): the block device at path= opened again under
+ * the live LUN.  Nothing is created (a device node not there yet is not a
+ * file to make), and vdev->store and the capacity are the caller's to set
+ * once it has checked the device; vaai_store_close() undoes it.
+ */
+int vaai_store_reopen(struct vaai_dev *vdev, loff_t *size)
+{
+	struct vaai_params *p = &vdev->params;
+	struct path path;
+	umode_t mode;
+	int ret;
+
+	ret = kern_path(p->path, LOOKUP_FOLLOW, &path);
+	if (ret) {
+		pr_err("%s: cannot look up %s: %d\n", vaai_dev_name(vdev),
+		       p->path, ret);
+		return ret;
+	}
+	mode = d_inode(path.dentry)->i_mode;
+	path_put(&path);
+	if (!S_ISBLK(mode)) {
+		pr_err("%s: %s is not a block device; only a block device store is closed and opened again\n",
+		       vaai_dev_name(vdev), p->path);
+		return -ENOTBLK;
+	}
+	ret = vaai_store_open_existing(vdev, mode);
+	if (ret)
+		return ret;
+	ret = vaai_bdev_ops.open(vdev);
+	if (ret)
+		return ret;
+	*size = vaai_bdev_ops.size(vdev);
+	return 0;
+}
+
+/*
  * The store grew under the live LUN (a file extended, an LV or a LUN of
  * the SAN grown): take its size now, and tell every I_T nexus, which SBC-4
  * 4.6 asks of a capacity change.  A store that shrank is refused: the
@@ -218,5 +254,6 @@ void vaai_store_close(struct vaai_dev *vdev)
 	if (vdev->file)
 		filp_close(vdev->file, NULL);
 	vdev->file = NULL;
-	vdev->store = NULL;
+	/* info's show reads it unlocked */
+	WRITE_ONCE(vdev->store, NULL);
 }

@@ -46,6 +46,7 @@ def enable_errno(dev, control):
         ("path=/x,size=12kb", errno.EINVAL),
         (f"path=/x,size={2**63}", errno.EFBIG),
         ("path=/x,readonly=2", errno.EINVAL),
+        ("path=/x,online=yes", errno.EINVAL),
     ],
 )
 def test_bad_control_keys_and_values_are_refused(raw_dev, control, err):
@@ -108,3 +109,24 @@ def test_python_layer_says_what_is_wrong_and_cleans_up():
         VaaiStorageObject("pyerr", path=path, size="12 parsecs")
     assert not os.path.exists(path)
     assert not any(os.path.isdir(os.path.join(CORE, d, "pyerr")) for d in os.listdir(CORE))
+
+
+def test_online_0_needs_a_size(raw_dev):
+    assert enable_errno(raw_dev, "path=/dev/vaai-absent,online=0") == errno.EINVAL
+
+
+def test_opening_a_device_not_there_creates_nothing(raw_dev):
+    """A closed LUN on a device node not there yet (DRBD not loaded): its
+    online=1 fails and makes no file in the node's place."""
+    path = os.path.join(SCRATCH, "absent-device")
+    assert enable_errno(raw_dev, f"path={path},size=1048576,online=0") == 0
+    try:
+        assert write_errno(os.path.join(raw_dev, "control"), "online=1") == errno.ENOENT
+        assert not os.path.exists(path)
+        with open(path, "wb") as f:  # a file where a device was expected
+            f.truncate(1 << 20)
+        assert write_errno(os.path.join(raw_dev, "control"), "online=1") == errno.ENOTBLK
+    finally:
+        write_errno(os.path.join(raw_dev, "enable"), "0")
+        if os.path.exists(path):
+            os.unlink(path)
