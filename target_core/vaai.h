@@ -186,6 +186,8 @@ struct vaai_params {
 	u64 size;		/* 0: not given */
 	bool readonly;
 	bool offline;		/* online=0: enabled with the store closed */
+	u32 unmap_unit;		/* with online=0: the store's, as it will be */
+	bool lbprz;		/* with online=0: the store's, as it will be */
 };
 
 /* LBA range locks (vaai_lock.c, around vaai_range_queue.c's queue). */

@@ -10,6 +10,10 @@
  *   online=<0|1>           0: enable the LUN with its store closed (a block
  *                          device only another node may open now; size=
  *                          says how big it is)
+ *   unmap_unit=<bytes>     with online=0: the store's deallocation unit
+ *   lbprz=<0|1>            with online=0: it reads deallocated blocks as
+ *                          zeros (so that the closed LUN reports the Block
+ *                          Limits and provisioning the open one will)
  * A write is applied whole or not at all, and only before the device is
  * enabled.  Once it is, the writes taken are
  *   resize=1               the store grew: take its size now
@@ -76,13 +80,24 @@ static int vaai_param_set(struct vaai_params *p, char *key, char *val)
 	}
 	if (!strcmp(key, "readonly"))
 		return vaai_param_flag(key, val, &p->readonly);
+	if (!strcmp(key, "lbprz"))
+		return vaai_param_flag(key, val, &p->lbprz);
+	if (!strcmp(key, "unmap_unit")) {
+		ret = kstrtou32(val, 0, &p->unmap_unit);
+		if (ret || (p->unmap_unit && p->unmap_unit < VAAI_MIN_BLOCK_SIZE)) {
+			pr_err("control: unmap_unit= wants 0 or a number of bytes from %u, got '%s'\n",
+			       VAAI_MIN_BLOCK_SIZE, val);
+			return ret ?: -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(key, "online")) {
 		ret = vaai_param_flag(key, val, &online);
 		p->offline = !online;
 		return ret;
 	}
-	pr_err("control: unknown key '%s' (known: path, size, readonly, online)\n",
-	       key);
+	pr_err("control: unknown key '%s' (known: path, size, readonly, online, "
+	       "unmap_unit, lbprz)\n", key);
 	return -EINVAL;
 }
 

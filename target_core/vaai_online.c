@@ -312,9 +312,9 @@ int vaai_online_set(struct vaai_dev *vdev, bool on)
 
 /*
  * configure_device's first step: the store opened, or with online=0 the
- * LUN enabled with it closed, as big as size= says.  An enable that LIO
- * failed after us (destroy_device) may be tried again: the reference
- * starts live.
+ * LUN enabled with it closed, as big as size= says and as thin as
+ * unmap_unit= and lbprz= say.  An enable that LIO failed after us
+ * (destroy_device) may be tried again: the reference starts live.
  */
 int vaai_online_configure(struct vaai_dev *vdev)
 {
@@ -323,13 +323,21 @@ int vaai_online_configure(struct vaai_dev *vdev)
 
 	if (!vaai_online(vdev))
 		percpu_ref_reinit(&vdev->online);
-	if (!p->offline)
+	if (!p->offline) {
+		if (p->unmap_unit || p->lbprz) {
+			pr_err("%s: unmap_unit= and lbprz= describe a store enabled closed (online=0)\n",
+			       name);
+			return -EINVAL;
+		}
 		return vaai_store_open(vdev);
+	}
 	if (!p->path || !p->size) {
 		pr_err("%s: online=0 needs path= and size=\n", name);
 		return -EINVAL;
 	}
 	vdev->nr_bytes = p->size;
+	vdev->unmap_unit = p->unmap_unit;
+	vdev->lbprz = p->lbprz;
 	/* nothing holds it yet: the wait is one RCU grace period */
 	reinit_completion(&vdev->offlined);
 	percpu_ref_kill(&vdev->online);

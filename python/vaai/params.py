@@ -28,10 +28,11 @@ def parse_size(text):
     return size
 
 
-def control_string(path, size=None, readonly=False, online=True):
+def control_string(path, size=None, readonly=False, online=True, unmap_unit=0, lbprz=False):
     """The line written to the device's `control` file.  online=False: the
     LUN is enabled with its store closed (a block device only another node
-    may open now); size then says how big it is."""
+    may open now); size then says how big it is, unmap_unit and lbprz what
+    the store will say of deallocation when it is opened."""
     if not path or not str(path).startswith("/"):
         raise VaaiError(f"path {path!r} must be absolute")
     if any(c in str(path) for c in ",\n="):
@@ -44,6 +45,10 @@ def control_string(path, size=None, readonly=False, online=True):
         if size is None:
             raise VaaiError("a LUN enabled with its store closed needs its size")
         fields.append("online=0")
+        if unmap_unit:
+            fields.append(f"unmap_unit={int(unmap_unit)}")
+        if lbprz:
+            fields.append("lbprz=1")
     return ",".join(fields)
 
 

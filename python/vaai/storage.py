@@ -2,6 +2,7 @@
 
 import errno
 import os
+import stat
 
 from rtslib_fb import RTSRoot, tcm
 from rtslib_fb.utils import RTSLibError, fread
@@ -9,6 +10,7 @@ from rtslib_fb.utils import RTSLibError, fread
 from .errors import VaaiError
 from .kmsg import KernelLog
 from .params import control_string, parse_info
+from .profiles import queue_attr
 
 PLUGIN = "vaai"
 MODULE = "target_core_vaai"
@@ -42,9 +44,10 @@ class VaaiStorageObject(tcm.StorageObject):
     but not shrunk.  A restore never creates a store: a file that is gone
     or a device not yet there fails this LUN alone.
 
-    online=False (with size): the LUN is enabled with its store closed,
-    for a block device that only another node may open now (DRBD's
-    secondary); set_online(True) opens it.
+    online=False: the LUN is enabled with its store closed, for a block
+    device that only another node may open now (DRBD's secondary), as big
+    and as thin as sysfs says it is (closed_store()); set_online(True)
+    opens it.
     """
 
     def __init__(
@@ -71,7 +74,11 @@ class VaaiStorageObject(tcm.StorageObject):
         if min_size is not None:
             _check_saved_store(name, path, int(min_size))
             size = None
-        line = control_string(path, size, readonly, online)
+        unmap_unit, lbprz = 0, False
+        if not online:
+            have, unmap_unit, lbprz = closed_store(path)
+            size = have if size is None else size
+        line = control_string(path, size, readonly, online, unmap_unit, lbprz)
         # RTSRoot() points LIO's dbroot at rtslib's directory, which LIO
         # only allows before the first device is enabled.
         RTSRoot()
@@ -167,6 +174,28 @@ class VaaiStorageObject(tcm.StorageObject):
         d["readonly"] = self.readonly
         d["wwn"] = self.wwn
         return d
+
+
+def closed_store(path, sysfs="/sys"):
+    """What the module reads of the block device at path when it opens it,
+    read from sysfs without opening it (DRBD's secondary refuses every
+    open): (bytes, deallocation unit or 0, LBPRZ), taken as vaai_bdev.c
+    takes them from the device's queue."""
+    st = os.stat(path)
+    if not stat.S_ISBLK(st.st_mode):
+        raise VaaiError(f"{path} is not a block device: only a block device store is closed")
+    major, minor = os.major(st.st_rdev), os.minor(st.st_rdev)
+    with open(os.path.join(sysfs, "dev", "block", f"{major}:{minor}", "size")) as f:
+        size = int(f.read()) * 512
+
+    def queue(name):
+        return int(queue_attr(major, minor, name, sysfs) or 0)
+
+    lbprz = queue("write_zeroes_max_bytes") != 0
+    unit = 0
+    if queue("discard_max_bytes") or lbprz:
+        unit = max(queue("discard_granularity"), queue("logical_block_size"))
+    return size, unit, lbprz
 
 
 def store_bytes(path):

@@ -44,3 +44,15 @@ def detach(dev):
         fcntl.ioctl(fd, LOOP_CLR_FD)
     finally:
         os.close(fd)
+
+
+def claimed(dev):
+    """Something holds the block device dev open exclusively (the module,
+    while its store is open): an O_EXCL open of it fails with EBUSY."""
+    try:
+        os.close(os.open(dev, os.O_RDWR | os.O_EXCL))
+    except OSError as e:
+        if e.errno == errno.EBUSY:
+            return True
+        raise
+    return False

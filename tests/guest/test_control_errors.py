@@ -47,6 +47,9 @@ def enable_errno(dev, control):
         (f"path=/x,size={2**63}", errno.EFBIG),
         ("path=/x,readonly=2", errno.EINVAL),
         ("path=/x,online=yes", errno.EINVAL),
+        ("path=/x,lbprz=2", errno.EINVAL),
+        ("path=/x,unmap_unit=100", errno.EINVAL),
+        ("path=/x,unmap_unit=lots", errno.EINVAL),
     ],
 )
 def test_bad_control_keys_and_values_are_refused(raw_dev, control, err):
@@ -109,6 +112,16 @@ def test_python_layer_says_what_is_wrong_and_cleans_up():
         VaaiStorageObject("pyerr", path=path, size="12 parsecs")
     assert not os.path.exists(path)
     assert not any(os.path.isdir(os.path.join(CORE, d, "pyerr")) for d in os.listdir(CORE))
+
+
+@pytest.mark.parametrize(
+    "control",
+    ["path=/x,size=1048576,unmap_unit=4096", "path=/x,size=1048576,lbprz=1"],
+)
+def test_a_closed_stores_geometry_without_online_0_is_refused(raw_dev, control):
+    """unmap_unit= and lbprz= say what a closed store will be: with the
+    store opened at enable they would contradict it."""
+    assert enable_errno(raw_dev, control) == errno.EINVAL
 
 
 def test_online_0_needs_a_size(raw_dev):

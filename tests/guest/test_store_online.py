@@ -18,6 +18,7 @@ import time
 
 import pytest
 from conftest import MiB, fill, read
+from loopdev import claimed
 from scsi import (
     COPY_ABORTED,
     NOT_READY,
@@ -51,18 +52,6 @@ from vaai.export import export_loopback, find_disk, sg_of, unexport
 # LIO core's sense for an ALUA state transition (SPC-4 5.15.2.6)
 ASYMMETRIC_ACCESS_STATE_TRANSITION = (0x04, 0x0A)
 GOOD, CONDITION_MET = 0x00, 0x04
-
-
-def claimed(dev):
-    """Some opener holds dev exclusively (our module, while the store is open)."""
-    try:
-        fd = os.open(dev, os.O_RDWR | os.O_EXCL)
-    except OSError as e:
-        if e.errno == errno.EBUSY:
-            return True
-        raise
-    os.close(fd)
-    return False
 
 
 def control(so, line, timeout=60):
@@ -130,7 +119,9 @@ def offline_answers(lun):
         assert (s.key, s.asc, s.ascq) == (NOT_READY, *ASYMMETRIC_ACCESS_STATE_TRANSITION), (
             f"{what}: {res}"
         )
-    expect_good(sg_io(lun.sg, bytes(6)))  # TEST UNIT READY: LIO core's
+    # TEST UNIT READY: LIO core's GOOD (a Linux initiator's probe would
+    # spin a not-ready disk up for 100 s; in Standby LIO refuses it)
+    expect_good(sg_io(lun.sg, bytes(6)))
     assert last_lba(read_capacity16(lun.sg)) == lun.last_lba
     expect_good(sg_io(lun.sg, bytes([0x12, 1, 0x83, 0, 255, 0]), data_in_len=255))
     expect_good(sg_io(lun.sg, bytes([0x12, 1, 0xB0, 0, 255, 0]), data_in_len=255))
@@ -163,26 +154,38 @@ def test_a_closed_store_refuses_what_needs_data_and_is_let_go(make_lun):
     lun.so.set_online(True)
 
 
+def vpd(sg, page):
+    res = sg_io(sg, bytes([0x12, 1, page, 0, 255, 0]), data_in_len=255)
+    expect_good(res)
+    return res.data
+
+
+# what a host reads of the LUN: capacity, Block Limits, provisioning
+IDENTITY_PAGES = (0xB0, 0xB2)
+
+
 @pytest.mark.stores("bdev")
 def test_created_closed_then_opened(make_lun):
+    """As on a pair's Standby node: made closed, the LUN tells hosts what
+    it told them open (its size and thinness read from sysfs)."""
     lun = make_lun(size=16 * MiB)
     data = fill(lun, 100, 32)
-    dev, size = lun.backing.loop, 16 * MiB
+    told = {page: vpd(lun.sg, page) for page in IDENTITY_PAGES}
+    dev = lun.backing.loop
     unexport(lun.so)
     lun.so.delete()
 
-    so = VaaiStorageObject("onl_made", path=dev, size=size, online=False)
+    so = VaaiStorageObject("onl_made", path=dev, online=False)
     try:
-        assert not so.online and so.store == "none" and so.size == size
+        assert not so.online and so.store == "none" and so.size == 16 * MiB
         assert not claimed(dev)
-        # thin as the LUN was: declared while closed, checked when opened
-        so.set_attribute("emulate_tpu", 1)
-        so.set_attribute("emulate_tpws", 1)
         export_loopback(so)
         lun.so, lun.sg = so, sg_of(find_disk(so, "tcm_loopback"))
+        assert {page: vpd(lun.sg, page) for page in IDENTITY_PAGES} == told
         offline_answers(lun)
         so.set_online(True)
         assert claimed(dev)
+        assert {page: vpd(lun.sg, page) for page in IDENTITY_PAGES} == told
         assert read(lun, 100, 32) == data
     finally:
         unexport(so)

@@ -47,6 +47,11 @@ def test_control_string_for_a_device_another_node_holds():
     assert line == "path=/dev/drbd0,size=1073741824,readonly=0,online=0"
 
 
+def test_control_string_says_how_thin_a_closed_store_is():
+    line = control_string("/dev/drbd0", 4096, online=False, unmap_unit=4096, lbprz=True)
+    assert line == "path=/dev/drbd0,size=4096,readonly=0,online=0,unmap_unit=4096,lbprz=1"
+
+
 def test_control_string_wants_the_size_of_a_closed_store():
     with pytest.raises(VaaiError, match="needs its size"):
         control_string("/dev/drbd0", online=False)
