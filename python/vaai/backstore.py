@@ -98,10 +98,19 @@ def _check_naa(serial):
 
 
 def create(
-    name, path, size=None, readonly=False, wwn=None, profile="esxi", block_size=None, io_mode=None
+    name,
+    path,
+    size=None,
+    readonly=False,
+    wwn=None,
+    profile="esxi",
+    block_size=None,
+    io_mode=None,
+    online=True,
 ):
     """A new vaai backstore on path (a block device, or a file, created
-    sparse when size is given and it does not exist), set up per profile."""
+    sparse when size is given and it does not exist), set up per profile;
+    online=False: a block device left closed (VaaiStorageObject)."""
     if not NAME.fullmatch(name or ""):
         raise VaaiError(
             f"backstore name {name!r}: use up to 64 letters, digits, "
@@ -126,7 +135,7 @@ def create(
     if wwn is not None:
         _check_naa(wwn)
     made_file = not os.path.exists(path)
-    so = VaaiStorageObject(name, path=path, size=size, readonly=readonly, wwn=wwn)
+    so = VaaiStorageObject(name, path=path, size=size, readonly=readonly, wwn=wwn, online=online)
     try:
         can_unmap = so.get_attribute("emulate_tpu") == "1"
         attrs = profiles.attributes(profile, path, block_size, can_unmap)

@@ -203,11 +203,24 @@ def parser():
         "--path", help="create the backstore on this device (or file) first if it is missing"
     )
     ps.add_argument("--wwn", help="with --path: the unit serial (the same on both nodes)")
+    ps.add_argument(
+        "--closed",
+        action="store_true",
+        help="with --path: leave the device closed until this node is made active "
+        "(DRBD single-primary: only the primary may open it)",
+    )
     pra.add_parser(
         "teardown", help="remove this node's half: the exports and the backstore (not its data)"
     )
-    for state in ("active", "standby"):
-        pra.add_parser(state, help=f"make this node {state} (and the peer the other)")
+    pra.add_parser(
+        "active", help="make this node active (and the peer standby), opening a closed device"
+    )
+    pst = pra.add_parser("standby", help="make this node standby (and the peer active)")
+    pst.add_argument(
+        "--close",
+        action="store_true",
+        help="then close the device, once the commands using it are done (DRBD single-primary)",
+    )
     pw = pra.add_parser("show", help="the pair as this node holds it")
     pw.add_argument("--json", action="store_true", help="as JSON")
 
@@ -402,11 +415,15 @@ def cmd_pair(a):
     elif a.action == "show":
         got = pair.show(so)
     else:
-        got = pair.set_state(so, a.action)
+        got = pair.set_state(so, a.action, close=getattr(a, "close", False))
     if getattr(a, "json", False):
         print(json.dumps(got, indent=2, sort_keys=True))
         return
-    print(f"vaai/{so.name} (serial {got['serial']}), node {got.get('node', '?')} of a pair:")
+    print(
+        f"vaai/{so.name} (serial {got['serial']}), node {got.get('node', '?')} of a pair"
+        + ("" if got["open"] else ", its device closed")
+        + ":"
+    )
     for _n, g in sorted(got["groups"].items()):
         ports = ", ".join(
             f"{p['target']} tpg {p['tpg']} lun {p['lun']} port {p['rtpi']:#x}"
@@ -423,7 +440,7 @@ def _created_for_pair(a):
     if have is None:
         if not a.wwn:
             raise VaaiError("--path needs --wwn: both nodes must give the LUN one serial")
-        backstore.create(a.name, a.path, wwn=a.wwn)
+        backstore.create(a.name, a.path, wwn=a.wwn, online=not a.closed)
         return True
     so = backstore.find(a.name)
     if os.path.realpath(so.path_name) != os.path.realpath(a.path) or (a.wwn and so.wwn != a.wwn):

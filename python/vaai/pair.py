@@ -288,13 +288,17 @@ def _local_node(so):
     return mine[0]
 
 
-def set_state(so, state):
+def set_state(so, state, close=False):
     """This node active (its group Active/Optimized, the peer's Standby)
-    or standby (the other way round), as this node reports the pair."""
+    or standby (the other way round), as this node reports the pair.  A
+    closed device is opened before the group goes active; close: the
+    device is closed once the group is standby (DRBD single-primary)."""
     if state not in STATES:
         raise VaaiError(f"state must be active or standby, not {state}")
     groups = _pair_groups(so)
     node = _local_node(so)
+    if state == "active" and not so.online:
+        so.set_online(True)
     mine, theirs = STATES[state], STATES["standby" if state == "active" else "active"]
     # the local group last: what this node serves changes once the peer's
     # group already says where to go
@@ -304,13 +308,15 @@ def set_state(so, state):
                 groups[n].alua_access_state = want
             except RTSLibError as e:
                 raise VaaiError(f"cannot make {so.name}'s group {groups[n].name} {state}: {e}")
+    if state == "standby" and close:
+        so.set_online(False)
     return show(so)
 
 
 def show(so):
     """The pair as this node holds it: {node, groups: {node: {...}}}."""
     groups = _pair_groups(so)
-    out = {"backstore": so.name, "serial": so.wwn, "groups": {}}
+    out = {"backstore": so.name, "serial": so.wwn, "open": so.online, "groups": {}}
     with contextlib.suppress(VaaiError):
         out["node"] = _local_node(so)
     for n, g in groups.items():

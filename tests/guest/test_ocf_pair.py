@@ -6,6 +6,7 @@ import glob
 import os
 import subprocess
 
+import loopdev
 import pytest
 from conftest import SCRATCH, MiB
 from ctl import REPO
@@ -125,3 +126,44 @@ def test_a_node_outside_hosts_is_refused(agent):
     assert rc == OCF_ERR_CONFIGURED
     assert "two portals" in out
     assert agent("monitor")[0] == OCF_NOT_RUNNING
+
+
+def test_single_primary_opens_the_device_only_while_promoted(agent):
+    """DRBD single-primary: started, the half exports the LUN with its
+    device closed (DRBD's secondary could not be opened); promoted, it
+    opens it before its group goes active; demoted, it closes it once
+    the group is standby, so that DRBD can be demoted."""
+    dev = loopdev.attach(agent.params["path"])
+    try:
+        rc, out = agent("start", path=dev, single_primary="true")
+        assert rc == OCF_SUCCESS, out
+        so = VaaiStorageObject("ocfpair")
+        assert not so.online and not loopdev.claimed(dev)
+        assert agent("monitor", path=dev, single_primary="true")[0] == OCF_SUCCESS
+
+        rc, out = agent("promote", path=dev, single_primary="true")
+        assert rc == OCF_SUCCESS, out
+        assert so.online and loopdev.claimed(dev)
+        shown = pair.show(so)
+        assert [shown["groups"][n]["state"] for n in (1, 2)] == ["active/optimized", "standby"]
+        assert agent("monitor", path=dev, single_primary="true")[0] == OCF_RUNNING_PROMOTED
+
+        rc, out = agent("demote", path=dev, single_primary="true")
+        assert rc == OCF_SUCCESS, out
+        assert not so.online and not loopdev.claimed(dev)
+        shown = pair.show(so)
+        assert [shown["groups"][n]["state"] for n in (1, 2)] == ["standby", "active/optimized"]
+        assert agent("monitor", path=dev, single_primary="true")[0] == OCF_SUCCESS
+
+        # an active half whose device was closed behind the agent's back
+        agent("promote", path=dev, single_primary="true")
+        so.set_online(False)
+        assert agent("monitor", path=dev, single_primary="true")[0] not in (
+            OCF_SUCCESS,
+            OCF_RUNNING_PROMOTED,
+        )
+        assert agent("stop", path=dev)[0] == OCF_SUCCESS
+        assert not glob.glob("/sys/kernel/config/target/core/*/ocfpair")
+    finally:
+        agent("stop", path=dev)
+        loopdev.detach(dev)

@@ -19,7 +19,9 @@ ME, PEER = "node-me", "node-peer"
 def agent(tmp_path):
     """run(action, state=None, **params) -> (exit status, vaaictl calls):
     this machine node 2 (hosts "node-peer node-me"); state: None (no
-    backstore), or {node: ALUA state} with this node's TPG enabled."""
+    backstore), or {node: ALUA state} with this node's TPG enabled;
+    online: what the backstore's info says of its device; stuck: its
+    control cannot be written."""
     assert os.path.exists(OCF_FUNCS), "resource-agents is not installed: run tests/vm/deps.sh"
     cfs = tmp_path / "configfs"
     log = tmp_path / "calls"
@@ -27,10 +29,15 @@ def agent(tmp_path):
     fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
     fake.chmod(0o755)
 
-    def run(action, state=None, enabled=True, broken=(), **params):
+    def run(action, state=None, enabled=True, broken=(), online=1, stuck=False, **params):
         shutil.rmtree(cfs, ignore_errors=True)
         (cfs / "core").mkdir(parents=True)
         if state is not None:
+            so = cfs / "core" / "vaai_0" / "ds1"
+            so.mkdir(parents=True)
+            (so / "info").write_text(f"Path: /dev/drbd0\nOnline: {online}\n")
+            if stuck:
+                (so / "control").mkdir()
             for n, s in state.items():
                 g = cfs / "core" / "vaai_0" / "ds1" / "alua" / f"node{n}"
                 g.mkdir(parents=True)
@@ -66,6 +73,12 @@ def agent(tmp_path):
         groups = cfs / "core" / "vaai_0" / "ds1" / "alua"
         return {n: int((groups / f"node{n}" / "alua_access_state").read_text()) for n in (1, 2)}
 
+    def control():
+        """What the last run wrote to the backstore's control ('' for nothing)."""
+        f = cfs / "core" / "vaai_0" / "ds1" / "control"
+        return f.read_text() if f.is_file() else ""
+
+    run.control = control
     run.path = str(tmp_path)
     run.states = states
     run.configfs = cfs
@@ -113,6 +126,44 @@ def test_promote_and_demote_write_both_groups(agent, action, state, after):
     # no vaaictl: its start would cost seconds of every promotion's pause
     assert agent(action, state) == (0, [])
     assert agent.states() == after
+
+
+def test_an_active_group_with_its_device_closed_is_an_error(agent):
+    assert agent("monitor", {1: S, 2: AO}, online=0)[0] == 1
+    assert agent("monitor", {1: AO, 2: S}, online=0)[0] == 0
+
+
+def test_single_primary_start_leaves_the_device_closed(agent):
+    rc, calls = agent("start", single_primary="true")
+    assert rc == 0 and calls[0].endswith(" --closed"), calls
+
+
+@pytest.mark.parametrize(
+    "action, online, after, wrote",
+    [
+        ("promote", 0, {1: S, 2: AO}, "online=1"),  # opened, then active
+        ("promote", 1, {1: S, 2: AO}, ""),  # open already
+        ("demote", 1, {1: AO, 2: S}, "online=0"),  # standby, then closed
+        ("demote", 0, {1: AO, 2: S}, ""),
+    ],
+)
+def test_single_primary_opens_on_promote_and_closes_on_demote(agent, action, online, after, wrote):
+    state = {1: S, 2: AO} if action == "demote" else {1: AO, 2: S}
+    assert agent(action, state, online=online, single_primary="true") == (0, [])
+    assert agent.states() == after
+    assert agent.control().strip() == wrote
+
+
+def test_single_primary_promote_that_cannot_open_changes_no_group(agent):
+    rc, _ = agent("promote", {1: AO, 2: S}, online=0, stuck=True, single_primary="true")
+    assert rc == 1
+    assert agent.states() == {1: AO, 2: S}
+
+
+def test_single_primary_demote_that_cannot_close_fails_standby(agent):
+    rc, _ = agent("demote", {1: S, 2: AO}, stuck=True, single_primary="true")
+    assert rc == 1
+    assert agent.states() == {1: AO, 2: S}  # standby: no writes come here
 
 
 def test_the_peers_group_is_written_first(agent):
