@@ -67,10 +67,11 @@ help:
 	@echo "                side (make test runs the block store's among the guest"
 	@echo "                suites)"
 	@echo "make test-ha    the two-node rig (tests/ha): three guests, a pair on a"
-	@echo "                shared disk and on DRBD, by hand and under Pacemaker, a"
-	@echo "                planned switchover and a power cut under I/O and copies,"
-	@echo "                under Pacemaker the fenced node's return; ocf-tester on"
-	@echo "                the resource agent first, in a guest"
+	@echo "                shared disk and on DRBD (dual- and single-primary), by"
+	@echo "                hand and under Pacemaker, a planned switchover and a"
+	@echo "                power cut under I/O and copies, under Pacemaker the"
+	@echo "                fenced node's return; ocf-tester on the resource agent"
+	@echo "                first, in a guest"
 	@echo "make test-rig   the rig's HA_TESTS without installing the cluster's packages"
 	@echo "make test-cross the VAAI primitives on 6.12, the other commands on 7.2"
 	@echo "make test-kernels  every guest suite on each tested kernel (tests/vm/kernels.sh)"
@@ -189,7 +190,7 @@ test-libiscsi: module test-kmod
 # needs nothing beyond tests/vm/deps.sh.
 HA_KERNEL ?= $(TEST_KERNEL)
 HA_TESTS = tests/ha/test_shared_disk.py tests/ha/test_drbd.py tests/ha/test_pacemaker.py \
-	tests/ha/test_drbd_pacemaker.py
+	tests/ha/test_drbd_pacemaker.py tests/ha/test_drbd_single_primary.py
 HA_CI_TESTS = tests/ha/test_shared_disk.py
 # seconds a test's rig may run before it is stopped (a hang fails, its
 # consoles kept)

@@ -1,8 +1,9 @@
 """The rig's nodes as a Pacemaker cluster (tests/ha/cluster.sh on each):
 the pair as a promotable clone of ocf:vaai:pair, fenced by the rig's
 power switch (tests/ha/fence_rig), on the shared disk or after DRBD's
-promotable clone (ocf:linbit:drbd, both nodes promoted), as docs/ha.md
-has an admin set it up."""
+promotable clone (ocf:linbit:drbd, both nodes promoted; or, single-
+primary, one node promoted and the pair's promotion after it), as
+docs/ha.md has an admin set it up."""
 
 import contextlib
 import os
@@ -42,11 +43,12 @@ def _ops(rsc, monitors):
     )
 
 
-def _drbd_xml(resource):
-    """DRBD's promotable clone, promoted on both nodes (dual-primary)."""
+def _drbd_xml(resource, single=False):
+    """DRBD's promotable clone, promoted on both nodes (dual-primary) or
+    on one (single)."""
     meta = {
         "promotable": "true",
-        "promoted-max": 2,
+        "promoted-max": 1 if single else 2,
         "promoted-node-max": 1,
         "clone-max": 2,
         "clone-node-max": 1,
@@ -66,7 +68,7 @@ def _drbd_xml(resource):
     )
 
 
-def resources_xml(params, drbd=None):
+def resources_xml(params, drbd=None, single=False):
     """The fence device, DRBD resource drbd's clone if given, and the
     pair's promotable clone, stopped (start() starts it).  Beside DRBD
     both clones interleave: each node's pair instance waits for that
@@ -89,7 +91,7 @@ def resources_xml(params, drbd=None):
         + "</instance_attributes>"
         '<operations><op id="rig-fence-monitor" name="monitor" interval="60s"/></operations>'
         "</primitive>"
-        + (_drbd_xml(drbd) if drbd else "")
+        + (_drbd_xml(drbd, single) if drbd else "")
         + f'<clone id="{CLONE}"><meta_attributes id="{CLONE}-meta">'
         + _nvpairs(CLONE, meta)
         + "</meta_attributes>"
@@ -100,14 +102,31 @@ def resources_xml(params, drbd=None):
     )
 
 
-def constraints_xml(first, drbd):
+def constraints_xml(first, drbd, single=False):
     """Node `first` preferred for the pair's promoted role; with DRBD, the
-    pair started only after DRBD's promotion, where DRBD is promoted."""
+    pair started only after DRBD's promotion, where DRBD is promoted;
+    single-primary, the pair started after DRBD's start and promoted
+    after DRBD's promotion, where DRBD is promoted (and so demoted before
+    it: the orders are symmetrical), node `first` preferred for DRBD's
+    promoted role, which the pair's follows.  (A preference of the pair's
+    does not move DRBD's promotion: Pacemaker 2.1.5 promoted DRBD on node
+    2 with the pair preferring node 1, and the pair could only follow.)"""
     xml = (
-        f'<rsc_location id="ha-first" rsc="{CLONE}" role="Promoted" '
-        f'node="node{first}" score="100"/>'
+        f'<rsc_location id="ha-first" rsc="{DRBD_CLONE if single else CLONE}" '
+        f'role="Promoted" node="node{first}" score="100"/>'
     )
-    if drbd:
+    if drbd and single:
+        xml += (
+            f'<rsc_order id="ha-after-drbd" first="{DRBD_CLONE}" first-action="start" '
+            f'then="{CLONE}" then-action="start" kind="Mandatory"/>'
+            f'<rsc_order id="ha-promoted-after-drbd" first="{DRBD_CLONE}" '
+            f'first-action="promote" then="{CLONE}" then-action="promote" kind="Mandatory"/>'
+            f'<rsc_colocation id="ha-on-drbd" rsc="{CLONE}" with-rsc="{DRBD_CLONE}" '
+            'score="INFINITY"/>'
+            f'<rsc_colocation id="ha-promoted-on-drbd" rsc="{CLONE}" rsc-role="Promoted" '
+            f'with-rsc="{DRBD_CLONE}" with-rsc-role="Promoted" score="INFINITY"/>'
+        )
+    elif drbd:
         xml += (
             f'<rsc_order id="ha-after-drbd" first="{DRBD_CLONE}" first-action="promote" '
             f'then="{CLONE}" then-action="start" kind="Mandatory"/>'
@@ -117,7 +136,7 @@ def constraints_xml(first, drbd):
     return f"<constraints>{xml}</constraints>"
 
 
-def start(nodes, params, first=1, drbd=None):
+def start(nodes, params, first=1, drbd=None, single=False):
     """Corosync and Pacemaker on both nodes, then the configuration: node
     `first` preferred for the promoted role; DRBD resource drbd (made and
     connected, both Secondary: tests/ha/drbd.py) beneath if given."""
@@ -132,33 +151,35 @@ def start(nodes, params, first=1, drbd=None):
     # (as `pcs resource create --disabled` would): it never starts
     # before DRBD is promoted
     for scope, xml in (
-        ("resources", resources_xml(params, drbd)),
-        ("constraints", constraints_xml(first, drbd)),
+        ("resources", resources_xml(params, drbd, single)),
+        ("constraints", constraints_xml(first, drbd, single)),
     ):
         n1.sh(f"cibadmin --replace --scope {scope} --xml-text {quote(xml)}")
     n1.sh(f"crm_resource --resource {CLONE} --meta --delete-parameter target-role")
 
 
-def move(node, to):
-    """The promoted role to node `to` (an admin's planned switchover)."""
-    node.sh(f"crm_resource --move --resource {CLONE} --node node{to} --promoted")
+def move(node, to, rsc=CLONE):
+    """rsc's promoted role to node `to` (an admin's planned switchover:
+    the pair's, or on single-primary DRBD, DRBD's, which the pair's
+    follows)."""
+    node.sh(f"crm_resource --move --resource {rsc} --node node{to} --promoted")
 
 
-def clear_moves(node):
+def clear_moves(node, rsc=CLONE):
     """The constraints moves left behind gone (`crm_resource --clear`), as
     an admin does once a move is done: a node a move was to would be
     promoted again as soon as it is back."""
-    node.sh(f"crm_resource --clear --resource {CLONE}")
+    node.sh(f"crm_resource --clear --resource {rsc}")
 
 
-def join(node, drbd_handlers=None):
+def join(node, drbd_handlers=None, dual=True):
     """Node, booted again after it was fenced, back in the cluster as its
     admin brings it: DRBD's configuration in place (drbd_handlers given:
     with the fence handlers or not) for the cluster's DRBD agent to bring
     the resource up, then corosync and Pacemaker.  The cluster does the
     rest: DRBD resyncs, and the pair's half starts (standby)."""
     if drbd_handlers is not None:
-        drbd.configure(node, drbd_handlers)
+        drbd.configure(node, drbd_handlers, dual)
     node.sh(f"{CLUSTER_SH} start")
     node.sh(f"{CLUSTER_SH} wait node1 node2", timeout=600)
 
@@ -174,13 +195,14 @@ class ByPacemaker:
     but waiting, the cluster fences the dead node and promotes the other;
     rejoin: the fenced node, booted again, joins the cluster, which
     starts its half (on DRBD, if drbd, with the fence handlers);
-    settle: the moves' constraints cleared."""
+    settle: the moves' constraints cleared.  single: DRBD single-primary."""
 
-    def __init__(self, nodes, drbd=False):
-        self.nodes, self.drbd = nodes, drbd
+    def __init__(self, nodes, drbd=False, single=False):
+        self.nodes, self.drbd, self.single = nodes, drbd, single
+        self.moved = DRBD_CLONE if single else CLONE
 
     def switch(self, to):
-        move(self.nodes[0], to)
+        move(self.nodes[0], to, self.moved)
         wait_for(f"node {to} promoted", lambda: shows(self.nodes[to - 1], to, "active"), 300)
 
     def take_over(self, survivor):
@@ -190,11 +212,11 @@ class ByPacemaker:
         )
 
     def settle(self):
-        clear_moves(self.nodes[0])
+        clear_moves(self.nodes[0], self.moved)
 
     def rejoin(self, n):
         node = self.nodes[n - 1]
-        join(node, drbd_handlers=True if self.drbd else None)
+        join(node, drbd_handlers=True if self.drbd else None, dual=not self.single)
         if self.drbd:
             wait_for(
                 f"{node.name}: DRBD resynced",
@@ -204,10 +226,10 @@ class ByPacemaker:
 
 
 @contextlib.contextmanager
-def served(nodes, path, drbd=None):
+def served(nodes, path, drbd=None, single=False):
     """The cluster up with the pair on path promoted on node 1 (DRBD
-    resource drbd beneath if given), node 2's half showing it so, the
-    initiator logged in to both: multipathed()'s."""
+    resource drbd beneath if given, single-primary if single), node 2's
+    half showing it so, the initiator logged in to both: multipathed()'s."""
     params = {
         "backstore": "ha",
         "path": path,
@@ -216,8 +238,9 @@ def served(nodes, path, drbd=None):
         "hosts": "node1 node2",
         "portals": f"{nodes[0].ip} {nodes[1].ip}",
         "initiators": initiator_name(),
+        **({"single_primary": "true"} if single else {}),
     }
-    start(nodes, params, first=1, drbd=drbd)
+    start(nodes, params, first=1, drbd=drbd, single=single)
     wait_for("node 1 promoted", lambda: shows(nodes[0], 1, "active"), 300)
     wait_for("node 2 showing node 1 active", lambda: shows(nodes[1], 1, "active"), 300)
     with multipathed(nodes) as got:

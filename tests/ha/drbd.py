@@ -1,9 +1,10 @@
 """DRBD on the rig's nodes: resource "ha" replicates each node's own disk
 to the other over the nodes' link, protocol C (a write completes once it
-is on both disks).  Both nodes are Primary (allow-two-primaries): DRBD
-opens its device only on a Primary, and the Standby node's half of the
-pair holds its store open to answer INQUIRY and READ CAPACITY; ALUA keeps
-the writes to the active node (docs/ha.md)."""
+is on both disks).  Dual-primary (allow-two-primaries), both nodes are
+Primary: the Standby node's half of the pair holds its store open, and
+ALUA keeps the writes to the active node.  Single-primary, only the
+active node's DRBD is Primary: the Standby node's half answers INQUIRY
+and READ CAPACITY with the device closed (docs/ha.md)."""
 
 from conftest import OWN_DISK
 from failover import wait_for
@@ -27,13 +28,17 @@ RESYNC = """c-plan-ahead 20;
 		c-min-rate 4M;"""
 
 
+TWO_PRIMARIES = "\n\t\tallow-two-primaries yes;"
+
+
 # A dead peer noticed sooner than by DRBD's defaults (a request unanswered
 # for 6 s; a ping every 10 s, 0.5 s to answer), not so soon that an
 # emulated guest's stall splits the pair: 4 s for a request, a ping every
 # 5 s given 2 s (timeout and ping-timeout count tenths of a second,
 # ping-int and connect-int seconds; timeout below both intervals).
-def conf(handlers=False):
-    """/etc/drbd.conf for the rig, with the fence handlers if handlers."""
+def conf(handlers=False, dual=True):
+    """/etc/drbd.conf for the rig, with the fence handlers if handlers,
+    two primaries allowed if dual."""
     return f"""global {{
 	usage-count no;
 }}
@@ -42,8 +47,7 @@ resource ha {{
 		{RESYNC}{FENCING if handlers else ""}
 	}}
 {HANDLERS if handlers else ""}	net {{
-		protocol C;
-		allow-two-primaries yes;
+		protocol C;{TWO_PRIMARIES if dual else ""}
 		timeout 40;
 		ping-int 5;
 		ping-timeout 20;
@@ -70,20 +74,20 @@ def state(node, what):
     return node.sh(f"drbdadm {what} ha", check=False).strip()
 
 
-def configure(node, handlers=False):
+def configure(node, handlers=False, dual=True):
     """DRBD's module and the rig's /etc/drbd.conf on node (a node booted
     again has neither: its /etc is the boot's own)."""
-    node.sh(f"modprobe drbd\ncat > /etc/drbd.conf <<'XEOF'\n{conf(handlers)}XEOF")
+    node.sh(f"modprobe drbd\ncat > /etc/drbd.conf <<'XEOF'\n{conf(handlers, dual)}XEOF")
 
 
-def up(nodes, primary=True, handlers=False):
+def up(nodes, primary=True, handlers=False, dual=True):
     """The resource connected and UpToDate on both nodes, both Primary
     (or both Secondary, for the cluster to promote; with the fence
-    handlers if handlers).  The rig's disks start as zeros on both, so
-    the first sync is skipped (a new current UUID with the bitmap
-    cleared): they are the same."""
+    handlers if handlers; one Primary at a time unless dual).  The rig's
+    disks start as zeros on both, so the first sync is skipped (a new
+    current UUID with the bitmap cleared): they are the same."""
     for node in nodes:
-        configure(node, handlers)
+        configure(node, handlers, dual)
         node.sh("yes yes | drbdadm create-md --force ha\ndrbdadm up ha")
     for node in nodes:
         wait_for(f"{node.name}: DRBD connected", lambda n=node: state(n, "cstate") == "Connected")
