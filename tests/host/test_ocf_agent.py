@@ -133,6 +133,13 @@ def test_an_active_group_with_its_device_closed_is_an_error(agent):
     assert agent("monitor", {1: AO, 2: S}, online=0)[0] == 0
 
 
+def test_single_primary_standby_with_its_device_open_is_an_error(agent):
+    # DRBD could not be demoted beneath it
+    assert agent("monitor", {1: AO, 2: S}, online=1, single_primary="true")[0] == 1
+    assert agent("monitor", {1: AO, 2: S}, online=0, single_primary="true")[0] == 0
+    assert agent("monitor", {1: AO, 2: S}, online=1)[0] == 0  # dual-primary: open
+
+
 def test_single_primary_start_leaves_the_device_closed(agent):
     rc, calls = agent("start", single_primary="true")
     assert rc == 0 and calls[0].endswith(" --closed"), calls
@@ -151,6 +158,21 @@ def test_single_primary_opens_on_promote_and_closes_on_demote(agent, action, onl
     state = {1: S, 2: AO} if action == "demote" else {1: AO, 2: S}
     assert agent(action, state, online=online, single_primary="true") == (0, [])
     assert agent.states() == after
+    assert agent.control().strip() == wrote
+
+
+@pytest.mark.parametrize(
+    "action, online, wrote",
+    [
+        ("promote", 0, "online=1"),  # active, its device closed: opened
+        ("demote", 1, "online=0"),  # standby, left open by a killed demote: closed
+        ("demote", 0, ""),
+    ],
+)
+def test_single_primary_puts_the_device_right_for_a_half_already_so(agent, action, online, wrote):
+    state = {1: S, 2: AO} if action == "promote" else {1: AO, 2: S}
+    assert agent(action, state, online=online, single_primary="true") == (0, [])
+    assert agent.states() == state
     assert agent.control().strip() == wrote
 
 
