@@ -397,6 +397,8 @@ def cmd_pair(a):
             return
         cmd_delete(a)
         return
+    if getattr(a, "closed", False) and not a.path:
+        raise VaaiError("--closed goes with --path: the backstore it makes is left closed")
     chap = read_chap(a.chap_file) if getattr(a, "chap_file", None) else None
     made = a.action == "setup" and a.path and _created_for_pair(a)
     so = backstore.find(a.name)
@@ -448,6 +450,8 @@ def _created_for_pair(a):
             f"vaai/{a.name} exists on {so.path_name} with serial {so.wwn}, not on {a.path}"
             + (f" with {a.wwn}" if a.wwn else "")
         )
+    if a.closed and so.online:
+        so.set_online(False)  # the half starts standby: its device closed
 
 
 def cmd_unexport(a):
