@@ -129,6 +129,11 @@ def create(
             raise VaaiError(f"{path} does not exist; give --size to create it as a sparse file")
         if not os.path.isdir(os.path.dirname(path)):
             raise VaaiError(f"directory {os.path.dirname(path)} does not exist")
+    if not online and block_size is None:
+        # a closed LUN cannot learn its device's block size by opening it
+        from .storage import closed_store
+
+        block_size = max(closed_store(path)[3], 512) if os.path.exists(path) else None
     profiles.validate(profile, block_size)
     load_module()
     _check_free(name, path)

@@ -76,7 +76,7 @@ class VaaiStorageObject(tcm.StorageObject):
             size = None
         unmap_unit, lbprz = 0, False
         if not online:
-            have, unmap_unit, lbprz = closed_store(path)
+            have, unmap_unit, lbprz, _ = closed_store(path)
             size = have if size is None else size
         line = control_string(path, size, readonly, online, unmap_unit, lbprz)
         # RTSRoot() points LIO's dbroot at rtslib's directory, which LIO
@@ -179,23 +179,27 @@ class VaaiStorageObject(tcm.StorageObject):
 def closed_store(path, sysfs="/sys"):
     """What the module reads of the block device at path when it opens it,
     read from sysfs without opening it (DRBD's secondary refuses every
-    open): (bytes, deallocation unit or 0, LBPRZ), taken as vaai_bdev.c
-    takes them from the device's queue."""
-    st = os.stat(path)
-    if not stat.S_ISBLK(st.st_mode):
-        raise VaaiError(f"{path} is not a block device: only a block device store is closed")
-    major, minor = os.major(st.st_rdev), os.minor(st.st_rdev)
-    with open(os.path.join(sysfs, "dev", "block", f"{major}:{minor}", "size")) as f:
-        size = int(f.read()) * 512
+    open): (bytes, deallocation unit or 0, LBPRZ, logical block size),
+    taken as vaai_bdev.c takes them from the device's queue."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISBLK(st.st_mode):
+            raise VaaiError(f"{path} is not a block device: only a block device store is closed")
+        major, minor = os.major(st.st_rdev), os.minor(st.st_rdev)
+        with open(os.path.join(sysfs, "dev", "block", f"{major}:{minor}", "size")) as f:
+            size = int(f.read()) * 512
+    except OSError as e:
+        raise VaaiError(f"{path}: {e.strerror}") from e
 
     def queue(name):
         return int(queue_attr(major, minor, name, sysfs) or 0)
 
     lbprz = queue("write_zeroes_max_bytes") != 0
+    block = queue("logical_block_size") or 512
     unit = 0
     if queue("discard_max_bytes") or lbprz:
-        unit = max(queue("discard_granularity"), queue("logical_block_size"))
-    return size, unit, lbprz
+        unit = max(queue("discard_granularity"), block)
+    return size, unit, lbprz, block
 
 
 def store_bytes(path):

@@ -44,7 +44,7 @@ def test_a_device_that_zeroes_is_thin_with_lbprz(tmp_path):
             "write_zeroes_max_bytes": 1 << 20,
         },
     )
-    assert closed_store(path, sysfs) == (1 << 20, 4096, True)
+    assert closed_store(path, sysfs) == (1 << 20, 4096, True, 512)
 
 
 def test_a_device_that_only_discards_is_thin_without_lbprz(tmp_path):
@@ -57,7 +57,7 @@ def test_a_device_that_only_discards_is_thin_without_lbprz(tmp_path):
             "write_zeroes_max_bytes": 0,
         },
     )
-    assert closed_store(path, sysfs) == (1 << 20, 4096, False)
+    assert closed_store(path, sysfs) == (1 << 20, 4096, False, 4096)
 
 
 def test_a_device_that_cannot_deallocate_is_thick(tmp_path):
@@ -65,7 +65,7 @@ def test_a_device_that_cannot_deallocate_is_thick(tmp_path):
         tmp_path,
         {"logical_block_size": 512, "discard_max_bytes": 0, "write_zeroes_max_bytes": 0},
     )
-    assert closed_store(path, sysfs) == (1 << 20, 0, False)
+    assert closed_store(path, sysfs) == (1 << 20, 0, False, 512)
 
 
 def test_a_file_is_not_closed(tmp_path):
