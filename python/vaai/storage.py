@@ -41,8 +41,9 @@ class VaaiStorageObject(tcm.StorageObject):
 
     Restore mode (min_size given, as dump() saves it): path must exist, and
     the LUN takes the store's size now, which may have grown since the save
-    but not shrunk.  A restore never creates a store: a file that is gone
-    or a device not yet there fails this LUN alone.
+    but not shrunk; one saved closed is restored closed.  A restore never
+    creates a store: a file that is gone or a device not yet there fails
+    this LUN alone.
 
     online=False: the LUN is enabled with its store closed, for a block
     device that only another node may open now (DRBD's secondary), as big
@@ -71,12 +72,15 @@ class VaaiStorageObject(tcm.StorageObject):
         if path is None:
             super().__init__(name, "lookup", index)
             return
-        if min_size is not None:
+        if min_size is not None and online:
             _check_saved_store(name, path, int(min_size))
             size = None
         unmap_unit, lbprz = 0, False
         if not online:
             have, unmap_unit, lbprz, _ = closed_store(path)
+            if min_size is not None:  # saved closed: restored closed
+                _check_saved_size(name, path, have, int(min_size))
+                size = None
             size = have if size is None else size
         line = control_string(path, size, readonly, online, unmap_unit, lbprz)
         # RTSRoot() points LIO's dbroot at rtslib's directory, which LIO
@@ -173,6 +177,7 @@ class VaaiStorageObject(tcm.StorageObject):
         d["min_size"] = self.size
         d["readonly"] = self.readonly
         d["wwn"] = self.wwn
+        d["online"] = self.online
         return d
 
 
@@ -208,6 +213,15 @@ def store_bytes(path):
         return f.seek(0, os.SEEK_END)
 
 
+def _check_saved_size(name, path, have, min_size):
+    if have < min_size:
+        raise VaaiError(
+            f"vaai/{name}: {path} holds {have} bytes, fewer than the {min_size} saved; a "
+            "store that shrank is not restored (the LUN would lose "
+            "blocks the hosts wrote)"
+        )
+
+
 def _check_saved_store(name, path, min_size):
     try:
         have = store_bytes(path)
@@ -218,12 +232,7 @@ def _check_saved_store(name, path, min_size):
         ) from None
     except OSError as e:
         raise VaaiError(f"vaai/{name}: cannot open {path}: {e.strerror}") from e
-    if have < min_size:
-        raise VaaiError(
-            f"vaai/{name}: {path} holds {have} bytes, fewer than the {min_size} saved; a "
-            "store that shrank is not restored (the LUN would lose "
-            "blocks the hosts wrote)"
-        )
+    _check_saved_size(name, path, have, min_size)
 
 
 def _register():
