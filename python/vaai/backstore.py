@@ -15,7 +15,7 @@ from rtslib_fb.utils import RTSLibError, fread
 from . import profiles
 from .errors import VaaiError
 from .params import LIO_COMPANY_ID, NAA_SERIAL_DIGITS, naa_designator, parse_size
-from .storage import MODULE, PLUGIN, VaaiStorageObject, store_bytes
+from .storage import MODULE, PLUGIN, VaaiStorageObject, closed_store, store_bytes
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 # LIO keeps the unit serial number (VPD page 0x80) in INQUIRY_VPD_SERIAL_LEN
@@ -131,8 +131,6 @@ def create(
             raise VaaiError(f"directory {os.path.dirname(path)} does not exist")
     if not online and block_size is None:
         # a closed LUN cannot learn its device's block size by opening it
-        from .storage import closed_store
-
         block_size = max(closed_store(path)[3], 512) if os.path.exists(path) else None
     profiles.validate(profile, block_size)
     load_module()
