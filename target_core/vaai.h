@@ -289,6 +289,12 @@ static inline struct vaai_dev *to_vaai_dev(struct se_device *dev)
 	return container_of(dev, struct vaai_dev, dev);
 }
 
+/* The device's name in configfs, as its messages begin. */
+static inline const char *vaai_dev_name(struct vaai_dev *vdev)
+{
+	return vdev->dev.dev_group.cg_item.ci_name;
+}
+
 /* The device of a file in its attrib/ directory (our own attributes). */
 static inline struct vaai_dev *vaai_attrib_dev(struct config_item *item)
 {

@@ -27,11 +27,6 @@
 
 #include "vaai.h"
 
-static const char *vaai_online_name(struct vaai_dev *vdev)
-{
-	return vdev->dev.dev_group.cg_item.ci_name;
-}
-
 static void vaai_online_release(struct percpu_ref *ref)
 {
 	struct vaai_dev *vdev = container_of(ref, struct vaai_dev, online);
@@ -212,7 +207,7 @@ static void vaai_online_restore(struct vaai_dev *vdev,
 static int vaai_online_check(struct vaai_dev *vdev, loff_t size, loff_t was)
 {
 	struct se_dev_attrib *da = &vdev->dev.dev_attrib;
-	const char *name = vaai_online_name(vdev);
+	const char *name = vaai_dev_name(vdev);
 
 	if (size < was) {
 		pr_err("%s: %s holds %lld bytes, fewer than the LUN's %lld\n",
@@ -258,13 +253,13 @@ static int vaai_online_open(struct vaai_dev *vdev)
 	vaai_dev_set_limits(vdev);
 	if (size != was.nr_bytes) {
 		pr_info("%s: capacity %lld -> %lld bytes\n",
-			vaai_online_name(vdev), was.nr_bytes, size);
+			vaai_dev_name(vdev), was.nr_bytes, size);
 		WRITE_ONCE(vdev->nr_bytes, size);
 		vaai_ua_raise(vdev, VAAI_UA_CAPACITY);
 	}
 	WRITE_ONCE(vdev->store, &vaai_bdev_ops);
 	percpu_ref_reinit(&vdev->online);
-	pr_info("%s: online: %s store %s\n", vaai_online_name(vdev),
+	pr_info("%s: online: %s store %s\n", vaai_dev_name(vdev),
 		vdev->store->name, vdev->params.path);
 	return 0;
 }
@@ -285,7 +280,7 @@ static int vaai_online_close(struct vaai_dev *vdev)
 {
 	if (vdev->store != &vaai_bdev_ops) {
 		pr_err("%s: a %s store does not go offline\n",
-		       vaai_online_name(vdev), vdev->store->name);
+		       vaai_dev_name(vdev), vdev->store->name);
 		return -EOPNOTSUPP;
 	}
 	if (!vaai_online_drain(vdev))
@@ -293,7 +288,7 @@ static int vaai_online_close(struct vaai_dev *vdev)
 	/* the data moves to the peer: what a token stood for is gone */
 	vaai_odx_tokens_drop(vdev);
 	vaai_store_close(vdev);
-	pr_info("%s: offline: %s closed\n", vaai_online_name(vdev),
+	pr_info("%s: offline: %s closed\n", vaai_dev_name(vdev),
 		vdev->params.path);
 	return 0;
 }
@@ -319,7 +314,7 @@ int vaai_online_set(struct vaai_dev *vdev, bool on)
 int vaai_online_configure(struct vaai_dev *vdev)
 {
 	struct vaai_params *p = &vdev->params;
-	const char *name = vaai_online_name(vdev);
+	const char *name = vaai_dev_name(vdev);
 
 	if (!vaai_online(vdev))
 		percpu_ref_reinit(&vdev->online);

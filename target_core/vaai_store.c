@@ -16,11 +16,6 @@
 
 #include "vaai.h"
 
-static const char *vaai_dev_name(struct vaai_dev *vdev)
-{
-	return vdev->dev.dev_group.cg_item.ci_name;
-}
-
 static void vaai_store_unlink_created(struct vaai_dev *vdev)
 {
 	/*
