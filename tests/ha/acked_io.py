@@ -3,6 +3,7 @@ switch or kill a node under a host (tests/ha/failover.py): a writer
 stamping blocks, ATS heartbeats sent as ESXi sends them, and full
 copies; each checks afterwards that what was acknowledged is there."""
 
+import collections
 import mmap
 import os
 import threading
@@ -112,6 +113,15 @@ RETRIED_SENSE = (UNIT_ATTENTION, NOT_READY, ABORTED_COMMAND)
 RETRIED_STATUS = (0x08, 0x28)
 
 
+def refusal(r, sense):
+    """A short name for an answer other than GOOD."""
+    if r is None:
+        return "no answer"
+    if sense is None:
+        return f"status 0x{r.status:02x}"
+    return f"{sense.key:x}/{sense.asc:02x}/{sense.ascq:02x}"
+
+
 class Heartbeat(threading.Thread):
     """A VMFS heartbeat (or on-disk lock): COMPARE AND WRITE of block lba
     through dev every interval, each the next generation of its slot,
@@ -217,8 +227,9 @@ class Copier(threading.Thread):
     CDB, WRITE USING TOKEN refused with an invalid-token code.  An ODX copy
     is sent again whole, from a POPULATE TOKEN.  lost: (command, when
     sent, when given up) of each command whose answer never came (a
-    transport error, or no path to send it on); took: the durations of
-    the commands answered, by command."""
+    transport error, or no path to send it on); copy_took: the durations
+    of the copies done, resends included; refused: how often each answer other
+    than GOOD came (an answer's status, or its sense key/ASC/ASCQ)."""
 
     BS = 512
     SLOTS = 4
@@ -231,7 +242,8 @@ class Copier(threading.Thread):
         self.nblocks, self.list_id = nblocks, list_id
         self.slow = "xcopy" if kind == "xcopy" else "wut"  # the command that copies
         self.stop, self.errors, self.restarts = False, [], 0
-        self.lost, self.took, self.current = [], {}, None
+        self.lost, self.current = [], None
+        self.copy_took, self.refused = [], collections.Counter()
         self.area = 0
         self.naa = naa_of(dev) if kind == "xcopy" else None
         # slot: the source its last acknowledged copy was of; POPULATE
@@ -253,7 +265,6 @@ class Copier(threading.Thread):
         if r is None or r.host_status:
             self.lost.append((name, began, time.monotonic()))
             return None
-        self.took.setdefault(name, []).append(time.monotonic() - began)
         return r
 
     def run(self):
@@ -275,16 +286,18 @@ class Copier(threading.Thread):
                 raise AssertionError(f"not done in {self.GIVE_UP} s; last answer {self.last}")
             time.sleep(0.05)
         self.acked[slot] = src
+        self.copy_took.append(time.monotonic() - began)
 
     def answered(self, r, restart_on=()):
         """True: GOOD; False: send again (from the start); else raises.
         restart_on: (sense key, ASC) pairs that start an ODX copy over."""
         self.last = r
+        if r is not None and r.status == GOOD:
+            return True
+        sense = r.decoded() if r is not None and r.status == CHECK_CONDITION else None
+        self.refused[refusal(r, sense)] += 1
         if r is None or r.status in RETRIED_STATUS:
             return False
-        if r.status == GOOD:
-            return True
-        sense = r.decoded() if r.status == CHECK_CONDITION else None
         if sense is None:
             raise AssertionError(f"answered {r}")
         if sense.key in (*RETRIED_SENSE, COPY_ABORTED):
@@ -317,6 +330,15 @@ class Copier(threading.Thread):
             ),
         )
         return self.answered(r, restart_on=((ILLEGAL_REQUEST, TOKEN_UNKNOWN[0]),))
+
+    def __str__(self):
+        """Where the copier is: for a test that waited for it in vain."""
+        now = self.current
+        at = f"{now[0]} sent {time.monotonic() - now[1]:.1f} s ago" if now else "between commands"
+        return (
+            f"{self.kind}: {self.count} copies, {at}, last answer {self.last}, "
+            f"refused {dict(self.refused)}, {len(self.lost)} unanswered"
+        )
 
     def read(self, lba):
         """nblocks from lba, read until a path answers."""

@@ -117,9 +117,29 @@ def no_errors(w, others):
     return True
 
 
-def moving_on(w, slots, copiers, what, timeout=60):
+# What a node shows of a copy that does not end: its blocked tasks (to
+# its console), DRBD's state, the vaai devices' counters.
+STUCK = (
+    "echo w > /proc/sysrq-trigger; cat /proc/drbd 2>/dev/null || true; "
+    "cd /sys/kernel/config/target/core && grep -H . */*/attrib/stats_* 2>/dev/null || true"
+)
+
+
+def stuck(nodes):
+    """STUCK's answer from each node that gives one within 30 s."""
+    out = []
+    for node in nodes:
+        try:
+            out.append(f"{node.name}:\n{node.sh(STUCK, timeout=30, check=False)}")
+        except AssertionError as e:
+            out.append(f"{node.name}: {e}")
+    return "\n".join(out)
+
+
+def moving_on(w, slots, copiers, what, timeout=60, nodes=()):
     """Writes, both ATS slots and the copies go on from here (an error of
-    theirs fails at once, not at the timeout)."""
+    theirs fails at once, not at the timeout); a copier that does not, with
+    what nodes show of it."""
     others = (*slots, *copiers)
     n, gens, copies = w.count, [s.gen for s in slots], [c.count for c in copiers]
     wait_for(f"writes {what}", lambda: no_errors(w, others) and w.count > n + 50, timeout)
@@ -130,11 +150,14 @@ def moving_on(w, slots, copiers, what, timeout=60):
             timeout,
         )
     for c, count in zip(copiers, copies):
-        wait_for(
-            f"{c.kind} copies {what}",
-            lambda c=c, count=count: no_errors(w, others) and c.count > count + 1,
-            timeout,
-        )
+        try:
+            wait_for(
+                f"{c.kind} copies {what}",
+                lambda c=c, count=count: no_errors(w, others) and c.count > count + 1,
+                timeout,
+            )
+        except AssertionError as e:
+            raise AssertionError(f"{e}\n{c}\n{stuck(nodes)}") from None
 
 
 @contextlib.contextmanager
@@ -215,12 +238,12 @@ def switchover_then_power_cut(nodes, served, driver, label):
         Copier(dev, "odx", ODX_SRC, ODX_DST, COPY_BLOCKS),
     )
     with running(w, slots, copiers, "after the failover"):
-        moving_on(w, slots, copiers, "through node 1")
+        moving_on(w, slots, copiers, "through node 1", nodes=nodes)
 
         # planned switchover: node 1 stands by, node 2 serves
         driver.switch(2)
         wait_for("multipath on node 2's path", lambda: serving(wwid, disks[2]))
-        moving_on(w, slots, copiers, "through node 2")
+        moving_on(w, slots, copiers, "through node 2", nodes=nodes)
         planned = w.longest, slots[0].longest
         w.longest = slots[0].longest = 0.0
 
@@ -239,7 +262,7 @@ def switchover_then_power_cut(nodes, served, driver, label):
         driver.take_over(1)
         promoted = time.monotonic() - began
         wait_for("multipath on node 1's path", lambda: serving(wwid, disks[1]), timeout=120)
-        moving_on(w, slots, copiers, "through node 1 again", timeout=120)
+        moving_on(w, slots, copiers, "through node 1 again", timeout=120, nodes=nodes[:1])
     # a command of each copier's was in flight at the cut, and its copy
     # sent again (as hosts do) and done; every slot holds its last copy,
     # node 2's among them
@@ -270,9 +293,10 @@ def switchover_then_power_cut(nodes, served, driver, label):
         f"{slots[0].longest:.2f} s ({slots[0].retries} heartbeat retries); "
         f"{w.count} writes, {slots[0].gen} heartbeats, {slots[1].gen} lock moves; "
         + "; ".join(
-            f"{c.count} {c.kind} copies of {median(c.took[c.slow]):.2f} s "
+            f"{c.count} {c.kind} copies of {median(c.copy_took):.2f} s "
             f"({', '.join(in_flight(c, began))} "
-            f"in flight at the cut, {len(c.lost)} commands unanswered, {c.restarts} started over)"
+            f"in flight at the cut, {len(c.lost)} commands unanswered, {c.restarts} started over, "
+            f"refused {dict(c.refused)})"
             for c in copiers
         )
     )

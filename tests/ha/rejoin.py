@@ -81,7 +81,7 @@ def fenced_node_returns(nodes, served, driver, io, label):
         Copier(dev, c.kind, c.sources, c.dst, c.nblocks, c.list_id, after=c) for c in copiers0
     )
     with running(w, slots, copiers, "after the switchover back"):
-        moving_on(w, slots, copiers, "through node 1 alone")
+        moving_on(w, slots, copiers, "through node 1 alone", nodes=nodes[:1])
         # node 1's half serves all along: never torn down, never Standby
         holding = Holding(disks[1], 1)
         holding.start()
@@ -96,7 +96,7 @@ def fenced_node_returns(nodes, served, driver, io, label):
                 "node 2's half standing by, node 1's group shown active",
                 lambda: shows(nodes[1], 2, "standby") and shows(nodes[1], 1, "active"),
             )
-            moving_on(w, slots, copiers, "with node 2 back")
+            moving_on(w, slots, copiers, "with node 2 back", nodes=nodes)
         finally:
             holding.stop = True
             holding.join()
@@ -110,7 +110,7 @@ def fenced_node_returns(nodes, served, driver, io, label):
         # planned switchover back to node 2
         driver.switch(2)
         wait_for("multipath on node 2's path", lambda: serving(wwid, disks[2]))
-        moving_on(w, slots, copiers, "through node 2 after its return")
+        moving_on(w, slots, copiers, "through node 2 after its return", nodes=nodes)
     # every acknowledged write, ATS generation and copy, from before the
     # cut on, through node 2: the copies node 1 made while node 2 was
     # away (area 1) among them
@@ -130,8 +130,8 @@ def fenced_node_returns(nodes, served, driver, io, label):
         f"heartbeat {during[1]:.2f} s; switchover back to node 2: longest write "
         f"{w.longest:.2f} s, longest heartbeat {slots[0].longest:.2f} s; "
         + "; ".join(
-            f"{c.count - c0.count} {c.kind} copies of {median(c.took[c.slow]):.2f} s "
-            f"({len(c.lost)} commands unanswered)"
+            f"{c.count - c0.count} {c.kind} copies of {median(c.copy_took):.2f} s "
+            f"({len(c.lost)} commands unanswered, refused {dict(c.refused)})"
             for c, c0 in zip(copiers, copiers0)
         )
     )
