@@ -387,6 +387,42 @@ struct vaai_lbas_req {
 int vaai_lbas_reply_build(const struct vaai_lbas_req *req, u8 *buf,
 			  vaai_lbas_map_t map, void *ctx, u32 *len);
 
+/* vaai_rtpg_data.c: REPORT TARGET PORT GROUPS parameter data, SPC-4 6.36 */
+#define VAAI_RTPG_HDR_LEN		4
+#define VAAI_RTPG_EXT_HDR_LEN		8
+#define VAAI_RTPG_GROUP_LEN		8
+#define VAAI_RTPG_PORT_LEN		4
+/* PARAMETER DATA FORMAT, CDB byte 1 bits 7-5 */
+#define VAAI_RTPG_FORMAT(cdb)		((cdb)[1] >> 5)
+#define VAAI_RTPG_FMT_LENGTH_ONLY	0x0
+#define VAAI_RTPG_FMT_EXTENDED		0x1
+
+struct vaai_rtpg_group {
+	u16 id;
+	u8 state;			/* ASYMMETRIC ACCESS STATE */
+	u8 supported;			/* T_SUP ... AO_SUP */
+	u8 status;			/* STATUS CODE */
+	bool pref;
+};
+
+struct vaai_rtpg_out {
+	u8 *buf;
+	u32 cap;			/* bytes of buf */
+	u32 len;			/* of the parameter data so far */
+	u32 group;			/* where the group begun last starts */
+	u8 nr_ports;			/* of that group */
+};
+
+enum vaai_cdb_err vaai_rtpg_cdb_check(const u8 *cdb,
+				      const struct vaai_cdb_lun *lun,
+				      struct vaai_cdb_args *a);
+void vaai_rtpg_begin(struct vaai_rtpg_out *o, u8 *buf, u32 cap, bool ext,
+		     u8 trans_secs);
+void vaai_rtpg_group(struct vaai_rtpg_out *o, const struct vaai_rtpg_group *g);
+void vaai_rtpg_port(struct vaai_rtpg_out *o, u16 rtpi);
+void vaai_rtpg_group_end(struct vaai_rtpg_out *o);
+u32 vaai_rtpg_end(struct vaai_rtpg_out *o);
+
 /* vaai_opcodes_data.c: REPORT SUPPORTED OPERATION CODES, SPC-4 6.35 */
 /* What a command of the table needs enabled on the LUN to be listed. */
 #define VAAI_OPC_CAW			BIT(0)	/* emulate_caw */
