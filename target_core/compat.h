@@ -45,6 +45,16 @@
 #define vaai_exec_ops	sbc_ops
 #endif
 
+/*
+ * A LUN's RELATIVE TARGET PORT IDENTIFIER: numbered per device in the
+ * order of its exports until 6.4, its portal group's (tpgt_N/rtpi) since.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define vaai_lun_rtpi(lun)	((lun)->lun_tpg->tpg_rtpi)
+#else
+#define vaai_lun_rtpi(lun)	((lun)->lun_rtpi)
+#endif
+
 /* The block device behind an opened block device node. */
 static inline struct block_device *vaai_file_bdev(struct file *file)
 {

@@ -246,6 +246,14 @@ struct vaai_odx_dev {
 	atomic64_t held;		/* bytes its persistent tokens hold */
 };
 
+/* A peer node's target port group: its id and its ports (vaai_rtpg.c). */
+#define VAAI_PEER_PORTS_MAX	8
+struct vaai_alua_peer {
+	u16 group;
+	u8 nr;				/* 0: no peer declared */
+	u16 rtpi[VAAI_PEER_PORTS_MAX];
+};
+
 struct vaai_dev {
 	struct se_device dev;		/* first: LIO core allocates through us */
 	struct vaai_params params;
@@ -276,6 +284,9 @@ struct vaai_dev {
 	struct percpu_ref online;
 	struct completion offlined;	/* online's last holder has gone */
 	struct mutex online_lock;	/* one online= at a time */
+	/* the peer node's ports in its ALUA group (vaai_rtpg.c) */
+	struct vaai_alua_peer peer;
+	spinlock_t peer_lock;
 
 	union {
 		struct {
@@ -453,6 +464,12 @@ sense_reason_t vaai_orwrite_parse(struct se_cmd *cmd);
 
 /* vaai_vpd.c */
 u32 vaai_cmd_max_transfer(struct se_cmd *cmd);
+
+/* vaai_rtpg.c */
+void vaai_alua_peer_init(struct vaai_dev *vdev);
+bool vaai_rtpg_match(const u8 *cdb);
+sense_reason_t vaai_rtpg_parse(struct se_cmd *cmd);
+extern struct configfs_attribute vaai_attr_alua_peer_ports;
 
 /* vaai_write_atomic.c */
 sense_reason_t vaai_write_atomic_parse(struct se_cmd *cmd);

@@ -37,6 +37,19 @@ static bool vaai_cdb_is_get_lba_status(const u8 *cdb)
 	return (cdb[1] & 0x1f) == SAI_GET_LBA_STATUS;
 }
 
+/* MAINTENANCE IN: REPORT SUPPORTED OPERATION CODES, REPORT TARGET PORT GROUPS */
+static bool vaai_cdb_is_maint_in_ours(const u8 *cdb)
+{
+	return vaai_opcodes_match(cdb) || vaai_rtpg_match(cdb);
+}
+
+static sense_reason_t vaai_maint_in_parse(struct se_cmd *cmd)
+{
+	if (vaai_rtpg_match(cmd->t_task_cdb))
+		return vaai_rtpg_parse(cmd);
+	return vaai_opcodes_parse(cmd);
+}
+
 static const struct vaai_cdb_handler vaai_cdb_handlers[256] = {
 	[INQUIRY]		= { vaai_vpd_match,	vaai_vpd_parse },
 	[COMPARE_AND_WRITE]	= { NULL,		vaai_caw_parse, true },
@@ -57,7 +70,8 @@ static const struct vaai_cdb_handler vaai_cdb_handlers[256] = {
 				    vaai_lba_status_parse, true },
 	[EXTENDED_COPY]		= { NULL,		vaai_xcopy_parse, true },
 	[RECEIVE_COPY_RESULTS]	= { NULL,		vaai_rcr_parse },
-	[MAINTENANCE_IN]	= { vaai_opcodes_match,	vaai_opcodes_parse },
+	[MAINTENANCE_IN]	= { vaai_cdb_is_maint_in_ours,
+				    vaai_maint_in_parse },
 };
 
 static const struct vaai_cdb_handler *vaai_cdb_lookup(const u8 *cdb)
@@ -226,10 +240,10 @@ sense_reason_t vaai_cdb_reason(enum vaai_cdb_err err)
 }
 
 /*
- * LIO core's REQUEST SENSE, PERSISTENT RESERVE IN and REPORT TARGET PORT
- * GROUPS answer LOGICAL UNIT COMMUNICATION FAILURE when the initiator gave
- * them no data-in buffer.  There is no room for anything: GOOD, with the
- * allocation length left as residual (SPC-4 4.2.5.6).
+ * LIO core's REQUEST SENSE and PERSISTENT RESERVE IN answer LOGICAL UNIT
+ * COMMUNICATION FAILURE when the initiator gave them no data-in buffer.
+ * There is no room for anything: GOOD, with the allocation length left as
+ * residual (SPC-4 4.2.5.6).
  */
 static sense_reason_t vaai_execute_no_room(struct se_cmd *cmd)
 {
@@ -243,8 +257,6 @@ static bool vaai_cdb_core_needs_room(const u8 *cdb)
 	case REQUEST_SENSE:
 	case PERSISTENT_RESERVE_IN:
 		return true;
-	case MAINTENANCE_IN:
-		return (cdb[1] & 0x1f) == MI_REPORT_TARGET_PGS;
 	}
 	return false;
 }

@@ -128,6 +128,7 @@ static struct se_device *vaai_alloc_device(struct se_hba *hba, const char *name)
 	vaai_rlock_init(&vdev->rlock);
 	vaai_copies_init(&vdev->copies);
 	vaai_odx_dev_init(vdev);
+	vaai_alua_peer_init(vdev);
 	return &vdev->dev;
 }
 

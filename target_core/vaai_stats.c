@@ -107,6 +107,7 @@ static struct configfs_attribute *vaai_own_attrs[] = {
 	&vaai_stat_attr_odx_tokens,
 	&vaai_stat_attr_odx_held_bytes,
 	&vaai_attr_odx_point_in_time,
+	&vaai_attr_alua_peer_ports,
 	&vaai_stat_attr_rw_deferred,
 	&vaai_stat_attr_in_flight,
 	&vaai_io_attr_read,
