@@ -190,10 +190,30 @@ def parser():
     ps = pra.add_parser("setup", help="make this node's half of the pair (it starts standby)")
     ps.add_argument("--node", type=int, choices=(1, 2), required=True, help="this node: 1 or 2")
     ps.add_argument(
-        "--iqn", required=True, type=_typed(initiator_name), help="target name (same on both)"
+        "--fabric",
+        choices=("iscsi", "fc"),
+        default="iscsi",
+        help="iscsi (--iqn, --ip) or fc (--wwpn): the pair's ports (default: iscsi)",
     )
-    ps.add_argument("--ip", required=True, help="this node's portal address")
-    _iscsi_lun_args(ps)
+    ps.add_argument(
+        "--iqn", type=_typed(initiator_name), help="iSCSI: the target name (same on both)"
+    )
+    ps.add_argument("--ip", help="iSCSI: this node's portal address")
+    ps.add_argument("--port", type=int, default=3260, help="iSCSI: portal port (default: 3260)")
+    ps.add_argument("--wwpn", type=_typed(fc_wwn), help="FC: this node's target port's WWPN")
+    ps.add_argument(
+        "--driver",
+        choices=("tcm_fc", "qla2xxx"),
+        default="tcm_fc",
+        help="FC: LIO's fabric module, FCoE or a QLogic HBA (default: tcm_fc)",
+    )
+    ps.add_argument("--lun", type=int, default=0, help="LUN number (default: 0)")
+    ps.add_argument(
+        "--initiator",
+        action="append",
+        default=[],
+        help="initiator to map, an IQN or over FC a WWPN (repeat)",
+    )
     ps.add_argument(
         "--chap-file",
         metavar="FILE",
@@ -397,6 +417,8 @@ def cmd_pair(a):
             return
         cmd_delete(a)
         return
+    if a.action == "setup":
+        _pair_setup_args(a)
     if getattr(a, "closed", False) and not a.path:
         raise VaaiError("--closed goes with --path: the backstore it makes is left closed")
     chap = read_chap(a.chap_file) if getattr(a, "chap_file", None) else None
@@ -404,9 +426,7 @@ def cmd_pair(a):
     so = backstore.find(a.name)
     if a.action == "setup":
         try:
-            got = pair.setup(
-                so, a.node, a.iqn, a.ip, port=a.port, initiators=a.initiator, lun=a.lun, chap=chap
-            )
+            got = _pair_setup(a, so, chap)
         except BaseException:
             if made:  # a failed setup leaves nothing it made
                 try:
@@ -428,11 +448,41 @@ def cmd_pair(a):
     )
     for _n, g in sorted(got["groups"].items()):
         ports = ", ".join(
-            f"{p['target']} tpg {p['tpg']} lun {p['lun']} port {p['rtpi']:#x}"
-            + ("" if p["enabled"] else " (disabled here)")
+            (
+                f"{p['target']} tpg {p['tpg']} lun {p['lun']} port {p['rtpi']:#x}"
+                + ("" if p["enabled"] else " (disabled here)")
+            )
+            if p["target"]
+            else f"port {p['rtpi']:#x} (the peer's, declared)"
             for p in g["ports"]
         )
         print(f"  group {g['name']} (id {g['id']}): {g['state']}; {ports or 'no port'}")
+
+
+def _pair_setup_args(a):
+    """pair setup's arguments as its fabric takes them, before anything
+    is made."""
+    if a.fabric == "fc":
+        iscsi = (("--iqn", a.iqn), ("--ip", a.ip), ("--chap-file", a.chap_file))
+        given = [o for o, v in iscsi if v]
+        if not a.wwpn or given:
+            raise VaaiError(
+                "an FC pair takes --wwpn (this node's target port)"
+                + (f", not {', '.join(given)}" if given else "")
+            )
+    elif not a.iqn or not a.ip or a.wwpn:
+        raise VaaiError("an iSCSI pair takes --iqn and --ip" + (", not --wwpn" if a.wwpn else ""))
+    a.initiator = [initiator_name(i, a.fabric) for i in a.initiator]
+
+
+def _pair_setup(a, so, chap):
+    from . import pair
+
+    if a.fabric == "fc":
+        return pair.setup_fc(so, a.node, a.wwpn, a.initiator, lun=a.lun, fabric=a.driver)
+    return pair.setup(
+        so, a.node, a.iqn, a.ip, port=a.port, initiators=a.initiator, lun=a.lun, chap=chap
+    )
 
 
 def _created_for_pair(a):

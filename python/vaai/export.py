@@ -94,6 +94,17 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
     initiator WWPN in initiators.  FC has no demo mode here: an initiator
     without an ACL sees nothing.  Creating what exists already is a no-op;
     on failure, what this call created is removed again."""
+    created = []
+    try:
+        return fc_lun(created, so, wwpn, initiators, lun, fabric)
+    except (RTSLibError, VaaiError) as e:
+        raise made.rolled_back(created, e, f"{so.name} on {fabric} port {wwpn}")
+
+
+def fc_lun(created, so, wwpn, initiators=(), lun=0, fabric="tcm_fc", make=None):
+    """export_fc()'s steps, what they make remembered in created (the
+    caller undoes it on failure): the LUN, made by make(tpg) if given
+    (else made.lun())."""
     if fabric not in FC_FABRICS:
         raise VaaiError(
             "fabric {!r} is not a Fibre Channel fabric; use one of {}".format(
@@ -110,17 +121,13 @@ def export_fc(so, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
                 fabric, wwpn, ", ".join(sorted(ports)) or "none"
             )
         )
-    created = []
-    try:
-        target = made.target(created, fm, wwpn)
-        tpg = made.get_or_make(
-            created, lambda: TPG(target, 1, mode="lookup"), lambda: TPG(target, 1, mode="create")
-        )
-        tpg_lun = made.lun(created, tpg, lun, so)
-        for name in initiators:
-            made.mapped(created, tpg, name, lun, tpg_lun)
-    except RTSLibError as e:
-        raise made.rolled_back(created, e, f"{so.name} on {fabric} port {wwpn}")
+    target = made.target(created, fm, wwpn)
+    tpg = made.get_or_make(
+        created, lambda: TPG(target, 1, mode="lookup"), lambda: TPG(target, 1, mode="create")
+    )
+    tpg_lun = make(tpg) if make else made.lun(created, tpg, lun, so)
+    for name in initiators:
+        made.mapped(created, tpg, name, lun, tpg_lun)
     return tpg_lun
 
 

@@ -21,6 +21,11 @@ TARGET PORT IN STANDBY STATE) but INQUIRY, READ CAPACITY, REPORT TARGET
 PORT GROUPS and the like; every session on the changed port gets the
 unit attention ASYMMETRIC ACCESS STATE CHANGED.
 
+Over Fibre Channel (setup_fc) a node cannot hold its peer's port: each
+node exports the LUN on its own target port (TPG 1) in its own group,
+the peer's group is made without a member, and the backend reports the
+peer's port in it (attrib/alua_peer_ports, target_core/vaai_rtpg.c).
+
 What the two nodes must agree on is the admin's: the same IQN and LUN,
 the same unit serial (vaaictl create --wwn: the NAA designator is made
 from it) and the same capacity.  The data beneath (a shared disk, DRBD)
@@ -36,6 +41,7 @@ from rtslib_fb.utils import RTSLibError
 
 from . import made
 from .errors import VaaiError
+from .export import fc_lun
 from .profiles import iscsi_tpg
 
 NODES = (1, 2)
@@ -233,6 +239,55 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
     return show(so)
 
 
+def setup_fc(so, node, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
+    """This node's half of a pair over Fibre Channel: so exported on the
+    local port wwpn (TPG 1) in this node's ALUA group, the peer's group
+    made without a member and its port declared to the backend
+    (attrib/alua_peer_ports), since a node cannot hold a target for a
+    port it does not have.  Node N's port is relative port N before
+    Linux 6.4 (node 2's export made after a first one, taken back, so
+    that the device numbers it 2), SETTABLE_RTPI[N] from then on.  As
+    setup(): a new group starts Standby, what exists is kept and
+    checked, and a failure removes what this call made."""
+    peer = _check_node(node)
+    created = []
+    try:
+        groups = {}
+        for n in NODES:
+            had = _has_group(so, n)
+            groups[n] = _group(so, n)
+            if not had:
+                created.append(groups[n])
+            _settle_group(groups[n], None if had else STANDBY)
+
+        def export(tpg):
+            # before 6.4 a device numbers its exports 1, 2, ... for good:
+            # node N's is its Nth
+            if not os.path.exists(_rtpi_path(tpg)) and not list(so.attached_luns):
+                for _ in range(node - 1):
+                    made.lun([], tpg, lun, so).delete()
+            return made.lun(created, tpg, lun, so)
+
+        tpg_lun = fc_lun(created, so, wwpn, initiators, lun, fabric, make=export)
+        if tpg_lun.alua_tg_pt_gp_name != group_name(node):
+            tpg_lun.alua_tg_pt_gp_name = group_name(node)
+        tpg = tpg_lun.parent_tpg
+        settable = os.path.exists(_rtpi_path(tpg))
+        rtpi = SETTABLE_RTPI if settable else {n: n for n in NODES}
+        _set_rtpi(tpg, rtpi[node])
+        if port_id(tpg_lun) != rtpi[node]:
+            raise VaaiError(
+                f"{so.name}'s export on {wwpn} has relative port {port_id(tpg_lun)}, not "
+                f"{rtpi[node]}: on this kernel a device numbers its exports in the order "
+                "they are made: delete the backstore (vaaictl delete; the data stays), "
+                "create it again and set the pair up first"
+            )
+        so.set_attribute("alua_peer_ports", f"{peer}:{rtpi[peer]}")
+    except (RTSLibError, VaaiError, OSError) as e:
+        raise made.rolled_back(created, e, f"{so.name} as node {node} of an FC pair")
+    return show(so)
+
+
 def _busy(tpg, rtpi, e):
     """Why tpg did not enable with relative port rtpi: the enabled TPG
     that has it, where one does (one number space per machine)."""
@@ -272,20 +327,33 @@ def _pair_groups(so):
 
 
 def _local_node(so):
-    """This node's number: the pair's TPG that is enabled."""
-    mine = [
-        lun.parent_tpg.tag
+    """This node's number: the pair's group whose export here is enabled
+    (over iSCSI its TPG has the node's tag; over FC it is the only one)."""
+    names = {group_name(n): n for n in NODES}
+    mine = {
+        names[lun.alua_tg_pt_gp_name]
         for lun in so.attached_luns
-        if lun.parent_tpg.tag in NODES
-        and lun.alua_tg_pt_gp_name == group_name(lun.parent_tpg.tag)
-        and lun.parent_tpg.enable
-    ]
+        if lun.alua_tg_pt_gp_name in names and lun.parent_tpg.enable
+    }
     if len(mine) != 1:
         raise VaaiError(
-            f"{so.name}: {len(mine)} of the pair's TPGs are enabled here, not one; "
-            "run vaaictl pair setup"
+            f"{so.name}: {len(mine)} of the pair's groups have an enabled port here, not "
+            "one; run vaaictl pair setup"
         )
-    return mine[0]
+    return mine.pop()
+
+
+def peer_ports(so):
+    """{group id: [relative port id]} the backend reports for the peer
+    (attrib/alua_peer_ports; an FC pair's): {} when none."""
+    try:
+        text = so.get_attribute("alua_peer_ports").strip()
+    except RTSLibError:  # a module without the attribute
+        return {}
+    if text == "none":
+        return {}
+    group, ports = text.split(":", 1)
+    return {int(group): [int(p, 0) for p in ports.split(",")]}
 
 
 def set_state(so, state, close=False):
@@ -319,6 +387,7 @@ def show(so):
     out = {"backstore": so.name, "serial": so.wwn, "open": so.online, "groups": {}}
     with contextlib.suppress(VaaiError):
         out["node"] = _local_node(so)
+    declared = peer_ports(so)
     for n, g in groups.items():
         ports = [
             {
@@ -330,6 +399,9 @@ def show(so):
             }
             for lun in so.attached_luns
             if lun.alua_tg_pt_gp_name == g.name
+        ] + [
+            {"target": None, "tpg": None, "lun": None, "rtpi": rtpi, "enabled": False}
+            for rtpi in declared.get(g.tg_pt_gp_id, [])
         ]
         out["groups"][n] = {
             "name": g.name,
