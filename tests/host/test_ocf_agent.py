@@ -19,7 +19,9 @@ ME, PEER = "node-me", "node-peer"
 def agent(tmp_path):
     """run(action, state=None, **params) -> (exit status, vaaictl calls):
     this machine node 2 (hosts "node-peer node-me"); state: None (no
-    backstore), or {node: ALUA state} with this node's TPG enabled;
+    backstore), or {node: ALUA state} with this node's TPG (tpg: its
+    configfs path, the iSCSI target's tpgt_2 by default) enabled or not
+    (None: no enable file);
     online: what the backstore's info says of its device; stuck: its
     control cannot be written."""
     assert os.path.exists(OCF_FUNCS), "resource-agents is not installed: run tests/vm/deps.sh"
@@ -29,7 +31,7 @@ def agent(tmp_path):
     fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
     fake.chmod(0o755)
 
-    def run(action, state=None, enabled=True, broken=(), online=1, stuck=False, **params):
+    def run(action, state=None, enabled=True, broken=(), online=1, stuck=False, tpg=None, **params):
         shutil.rmtree(cfs, ignore_errors=True)
         (cfs / "core").mkdir(parents=True)
         if state is not None:
@@ -45,9 +47,10 @@ def agent(tmp_path):
                     (g / "alua_access_state").mkdir()
                 else:
                     (g / "alua_access_state").write_text(f"{s}\n")
-            tpg = cfs / "iscsi" / IQN / "tpgt_2"
+            tpg = cfs / (tpg or f"iscsi/{IQN}/tpgt_2")
             tpg.mkdir(parents=True)
-            (tpg / "enable").write_text("1\n" if enabled else "0\n")
+            if enabled is not None:  # None: a fabric whose TPGs have no enable
+                (tpg / "enable").write_text("1\n" if enabled else "0\n")
         log.write_text("")
         env = dict(
             os.environ,
@@ -110,6 +113,53 @@ def test_start_sets_up_node_2_with_its_portal(agent):
     )
     assert calls == [want]
     assert agent("start", {1: AO, 2: S}) == (0, [])  # running: nothing to do
+
+
+FC = {"fabric": "fc", "wwpns": "naa.2000000000000001 NAA.20000000000000AB"}
+FC_TPG = "{}/20:00:00:00:00:00:00:ab/tpgt_1"
+
+
+def test_start_sets_up_an_fc_node_on_its_port(agent):
+    rc, calls = agent("start", initiators="naa.2100000000000001", fc_driver="tcm_fc", **FC)
+    assert rc == 0
+    want = (
+        "pair ds1 setup --node 2 --fabric fc --wwpn NAA.20000000000000AB --driver tcm_fc "
+        f"--lun 0 --path {agent.path} --wwn 6f1e2d3c --initiator naa.2100000000000001"
+    )
+    assert calls == [want]
+
+
+@pytest.mark.parametrize(
+    "driver, enabled, rc",
+    [("qla2xxx", True, 8), ("qla2xxx", False, 1), ("tcm_fc", None, 8), ("tcm_fc", True, 8)],
+)
+def test_monitor_finds_an_fc_node_on_its_port(agent, driver, enabled, rc):
+    state = {1: S, 2: AO}
+    got = agent("monitor", state, enabled, tpg=FC_TPG.format(driver), fc_driver=driver, **FC)
+    assert got == (rc, [])
+    # the port of another fabric module is not this one's
+    other = "tcm_fc" if driver == "qla2xxx" else "qla2xxx"
+    got = agent("monitor", state, enabled, tpg=FC_TPG.format(other), fc_driver=driver, **FC)
+    assert got == (1, [])
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"fabric": "fcoe"},
+        {"fabric": "fc"},
+        {"fabric": "fc", "wwpns": "naa.2000000000000001"},
+        {"fabric": "fc", "wwpns": "naa.2000000000000001 20:00:00:00:00:00:00:02"},
+        dict(FC, fc_driver="lpfc"),
+        {"fabric": "iscsi", "portals": ""},
+    ],
+)
+def test_validate_refuses_a_fabric_half_given(agent, params):
+    assert agent("validate-all", **params) == (6, [])
+
+
+def test_validate_takes_fc_without_iscsi_parameters(agent):
+    assert agent("validate-all", iqn="", portals="", **FC) == (0, [])
 
 
 @pytest.mark.parametrize(
