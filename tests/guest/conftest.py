@@ -90,6 +90,14 @@ def udev_probed(disk):
     sh("udevadm", "wait", "--settle", "--timeout=120", disk)
 
 
+def release_sd(disk):
+    """Unbind sd from disk's SCSI device: its sg node stays, its block
+    device goes, and with it anything udev would do to it."""
+    hctl = os.path.basename(os.path.realpath(f"/sys/block/{os.path.basename(disk)}/device"))
+    with open("/sys/bus/scsi/drivers/sd/unbind", "w") as f:
+        f.write(hctl)
+
+
 def cached_bytes(path):
     """Bytes of path in the page cache (util-linux fincore)."""
     out = sh("fincore", "--bytes", "--noheadings", "--output", "RES", path)

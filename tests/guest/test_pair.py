@@ -9,7 +9,7 @@ import struct
 import subprocess
 
 import pytest
-from conftest import INITIATOR, SCRATCH, MiB, sh, udev_probed
+from conftest import INITIATOR, SCRATCH, MiB, release_sd, sh, udev_probed
 from scsi import (
     COPY_ABORTED,
     NOT_READY,
@@ -53,14 +53,6 @@ def attentions(dev):
             return seen, res
         seen.append((s.asc, s.ascq))
     raise AssertionError(f"unit attentions do not end: {seen}")
-
-
-def release_sd(disk):
-    """Unbind sd from disk's SCSI device: its sg node stays, its block
-    device goes, and with it anything udev would do to it."""
-    hctl = os.path.basename(os.path.realpath(f"/sys/block/{os.path.basename(disk)}/device"))
-    with open("/sys/bus/scsi/drivers/sd/unbind", "w") as f:
-        f.write(hctl)
 
 
 class Half:

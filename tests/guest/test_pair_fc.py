@@ -9,7 +9,7 @@ import os
 import struct
 
 import pytest
-from conftest import SCRATCH, MiB, udev_probed
+from conftest import SCRATCH, MiB, release_sd, udev_probed
 from ctl import vaaictl
 from scsi import (
     NOT_READY,
@@ -60,9 +60,10 @@ def rtpis():
 
 @pytest.fixture
 def half():
-    """half(node, cli=False) -> (storage object, sg node): this guest as
-    node's half of an FC pair, the LUN found on the FCoE initiator; taken
-    down afterwards, the fabric's own target kept."""
+    """half(node, cli=False) -> (storage object, disk, sg node): this
+    guest as node's half of an FC pair, the LUN found on the FCoE
+    initiator and sd released from it; taken down afterwards, the
+    fabric's own target kept."""
     fc = fabrics.get("fc")
     path = os.path.join(SCRATCH, "pairfc.img")
     made = []
@@ -80,14 +81,20 @@ def half():
             pair.setup_fc(so, node, *args, lun=LUN)
         fc.rescan()
         disk = find_disk(so, fc.driver, timeout=30)
-        made[-1][1].append(disk)
         udev_probed(disk)
-        return so, disk, sg_of(disk)
+        made[-1][1].append(os.path.realpath(f"/sys/block/{os.path.basename(disk)}/device"))
+        sg = sg_of(disk)
+        # through sg alone: a udev probe READ could take the unit
+        # attention a state change raises (test_pair.py)
+        release_sd(disk)
+        return so, disk, sg
 
     yield make
-    for so, disks in made:
-        for disk in disks:
-            fabrics.delete_disk(disk)
+    for so, devices in made:
+        for dev in devices:  # the SCSI device, sd released from it
+            if os.path.exists(f"{dev}/delete"):
+                with open(f"{dev}/delete", "w") as f:
+                    f.write("1")
         if os.path.isdir(so.path):
             for lun in list(so.attached_luns):
                 lun.delete()
