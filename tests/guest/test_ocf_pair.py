@@ -13,6 +13,8 @@ from ctl import REPO
 from vaai import VaaiStorageObject, pair
 from vaai.storage import MODULE
 
+import fabrics
+
 AGENT = os.path.join(REPO, "ha", "ocf", "pair")
 OCF_SUCCESS, OCF_ERR_INSTALLED, OCF_ERR_CONFIGURED = 0, 5, 6
 OCF_NOT_RUNNING, OCF_RUNNING_PROMOTED = 7, 8
@@ -167,3 +169,61 @@ def test_single_primary_opens_the_device_only_while_promoted(agent):
     finally:
         agent("stop", path=dev)
         loopdev.detach(dev)
+
+
+@pytest.fixture
+def fc_port():
+    """The guest's FCoE target port (tests/guest/fabrics.py) as an FC
+    pair's node 1 sees it: (its WWPN, the initiator port's), with a LUN
+    of its own kept on it meanwhile, so that the agent's stop (which
+    removes targets left without a LUN) leaves the fabric's target."""
+    fc = fabrics.get("fc")
+    path = os.path.join(SCRATCH, "ocf-fc-keep.img")
+    keep = VaaiStorageObject("ocfkeep", path=path, size=MiB)
+    disk = fc.export(keep)
+    yield fc.target.wwn, fabrics.sh(fabrics.FC_TOPOLOGY, "wwpn", "1")
+    fc.unexport(keep, disk)
+    keep.delete()
+    os.unlink(path)
+
+
+def test_ocf_tester_passes_over_fc(agent, fc_port):
+    """fabric=fc: ocf-tester, then the half on this node's FC port."""
+    wwpn, initiator = fc_port
+    fc = {
+        "fabric": "fc",
+        "wwpns": f"{wwpn} naa.2000000000000099",
+        "fc_driver": "tcm_fc",
+        "initiators": initiator,
+        "lun": "201",
+    }
+    params = {k: v for k, v in agent.params.items() if k not in ("iqn", "portals")}
+    params.update(fc)
+    argv = ["ocf-tester", "-n", "vaai-pair-fc"]
+    for k, v in params.items():
+        argv += ["-o", f"{k}={v}"]
+    p = subprocess.run([*argv, AGENT], capture_output=True, text=True, env=agent.env, check=False)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "passed all tests" in p.stdout
+
+    try:
+        fc_half(agent, fc)
+    finally:  # before fc_port's teardown takes its LUN off the target
+        agent("stop", iqn="", portals="", **fc)
+
+
+def fc_half(agent, fc):
+    rc, out = agent("start", iqn="", portals="", **fc)
+    assert rc == OCF_SUCCESS, out
+    assert agent("monitor", iqn="", portals="", **fc)[0] == OCF_SUCCESS
+    rc, out = agent("promote", iqn="", portals="", **fc)
+    assert rc == OCF_SUCCESS, out
+    assert agent("monitor", iqn="", portals="", **fc)[0] == OCF_RUNNING_PROMOTED
+    shown = pair.show(VaaiStorageObject("ocfpair"))
+    assert shown["node"] == 1
+    assert [shown["groups"][n]["state"] for n in (1, 2)] == ["active/optimized", "standby"]
+    assert [p["target"] for p in shown["groups"][2]["ports"]] == [None]  # the peer's, declared
+    assert agent("demote", iqn="", portals="", **fc)[0] == OCF_SUCCESS
+    assert agent("stop", iqn="", portals="", **fc)[0] == OCF_SUCCESS
+    assert not glob.glob("/sys/kernel/config/target/core/*/ocfpair")
+    assert os.path.isdir(os.path.join(fabrics.get("fc").tpg.path, "lun"))

@@ -135,10 +135,11 @@ def test_start_sets_up_an_fc_node_on_its_port(agent):
 )
 def test_monitor_finds_an_fc_node_on_its_port(agent, driver, enabled, rc):
     state = {1: S, 2: AO}
-    got = agent("monitor", state, enabled, tpg=FC_TPG.format(driver), fc_driver=driver, **FC)
+    where = {"qla2xxx": "qla2xxx", "tcm_fc": "fc"}  # LIO's configfs names
+    got = agent("monitor", state, enabled, tpg=FC_TPG.format(where[driver]), fc_driver=driver, **FC)
     assert got == (rc, [])
     # the port of another fabric module is not this one's
-    other = "tcm_fc" if driver == "qla2xxx" else "qla2xxx"
+    other = where["tcm_fc" if driver == "qla2xxx" else "qla2xxx"]
     got = agent("monitor", state, enabled, tpg=FC_TPG.format(other), fc_driver=driver, **FC)
     assert got == (1, [])
 
