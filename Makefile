@@ -130,7 +130,7 @@ CROSS_VAAI_TESTS = $(NONROT_TEST) tests/guest/test_compare_and_write.py \
 	$(call deselect,$(CROSS_SKIP))
 CROSS_REST_TESTS = $(NONROT_TEST) tests/guest/test_read_write.py \
 	tests/guest/test_lba_status.py tests/guest/test_odx_write_using_token.py \
-	tests/guest/test_write_atomic.py tests/guest/test_pair.py \
+	tests/guest/test_write_atomic.py tests/guest/test_pair.py tests/guest/test_alua_peer.py \
 	$(call deselect,$(CROSS_SKIP))
 
 # WERROR=1 down to every module build: a build with other flags than the
