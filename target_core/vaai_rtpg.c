@@ -129,6 +129,15 @@ sense_reason_t vaai_rtpg_parse(struct se_cmd *cmd)
 			      vaai_rtpg_execute);
 }
 
+/* A number as show prints it, in decimal, or in hex after 0x. */
+static int vaai_alua_peer_u16(char *s, u16 *v)
+{
+	s = strim(s);
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return kstrtou16(s + 2, 16, v);
+	return kstrtou16(s, 10, v);
+}
+
 /* "<group>:<rtpi>[,<rtpi>...]" or "none" into *p; 0 or -EINVAL. */
 static int vaai_alua_peer_parse(char *s, struct vaai_alua_peer *p)
 {
@@ -144,11 +153,11 @@ static int vaai_alua_peer_parse(char *s, struct vaai_alua_peer *p)
 	if (!port)
 		return -EINVAL;
 	*port++ = '\0';
-	if (kstrtou16(s, 0, &p->group))
+	if (vaai_alua_peer_u16(s, &p->group))
 		return -EINVAL;
 	while ((s = strsep(&port, ",")) != NULL) {
 		/* 0 is reserved (SPC-4 7.8.6.7) */
-		if (kstrtou16(strim(s), 0, &rtpi) || !rtpi ||
+		if (vaai_alua_peer_u16(s, &rtpi) || !rtpi ||
 		    p->nr == VAAI_PEER_PORTS_MAX)
 			return -EINVAL;
 		for (i = 0; i < p->nr; i++)

@@ -90,9 +90,9 @@ def test_peer_group_is_reported_with_the_declared_port(grouped):
 
 def test_several_peer_ports(grouped):
     so, sg, _ = grouped
-    so.set_attribute("alua_peer_ports", "2:0xa002, 0xa004,7")
-    assert so.get_attribute("alua_peer_ports") == "2:40962,40964,7"
-    assert by_id(report_target_port_groups(sg))[2]["ports"] == [0xA002, 0xA004, 7]
+    so.set_attribute("alua_peer_ports", "2 :0xa002, 0XA004,010")
+    assert so.get_attribute("alua_peer_ports") == "2:40962,40964,10"
+    assert by_id(report_target_port_groups(sg))[2]["ports"] == [0xA002, 0xA004, 10]
 
 
 @pytest.mark.parametrize(
@@ -107,6 +107,9 @@ def test_several_peer_ports(grouped):
         "2:1,1",
         "2:" + ",".join(map(str, range(1, 10))),
         "2:1;3",
+        "2:0x",
+        "0x:1",
+        "2:-1",
         "1:" + "1" * 200,
     ],
 )
