@@ -246,11 +246,16 @@ def setup_fc(so, node, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
     (attrib/alua_peer_ports), since a node cannot hold a target for a
     port it does not have.  Node N's port is relative port N before
     Linux 6.4 (node 2's export made after a first one, taken back, so
-    that the device numbers it 2), SETTABLE_RTPI[N] from then on.  As
-    setup(): a new group starts Standby, what exists is kept and
-    checked, and a failure removes what this call made."""
+    that the device numbers it 2), SETTABLE_RTPI[N] from then on: one
+    number for the port's TPG, which every LUN on it shares, so a port
+    serves the pairs this machine is node N of.  The LUN is in its group,
+    numbered and the peer's port declared before an initiator is mapped
+    to it: a host that scans meanwhile never sees it otherwise.  As
+    setup(): a new group starts Standby, what exists is kept and checked,
+    and a failure removes what this call made and renumbers the port as
+    it was."""
     peer = _check_node(node)
-    created = []
+    created, was = [], {}
     try:
         groups = {}
         for n in NODES:
@@ -261,31 +266,78 @@ def setup_fc(so, node, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
             _settle_group(groups[n], None if had else STANDBY)
 
         def export(tpg):
-            # before 6.4 a device numbers its exports 1, 2, ... for good:
-            # node N's is its Nth
-            if not os.path.exists(_rtpi_path(tpg)) and not list(so.attached_luns):
+            settable = os.path.exists(_rtpi_path(tpg))
+            rtpi = SETTABLE_RTPI if settable else {n: n for n in NODES}
+            if settable:
+                _fc_port_free_for(tpg, node)
+                was.update(tpg=tpg, rtpi=_rtpi_of(tpg), enable=tpg.enable)
+                _set_rtpi(tpg, rtpi[node])
+            elif not list(so.attached_luns):
+                # before 6.4 a device numbers its exports 1, 2, ... for
+                # good: node N's is its Nth
                 for _ in range(node - 1):
                     made.lun([], tpg, lun, so).delete()
-            return made.lun(created, tpg, lun, so)
+            tpg_lun = made.lun(created, tpg, lun, so)
+            if tpg_lun.alua_tg_pt_gp_name != group_name(node):
+                tpg_lun.alua_tg_pt_gp_name = group_name(node)
+            if port_id(tpg_lun) != rtpi[node]:
+                raise VaaiError(
+                    f"{so.name}'s export on {wwpn} has relative port {port_id(tpg_lun)}, not "
+                    f"{rtpi[node]}: on this kernel a device numbers its exports in the order "
+                    "they are made: delete the backstore (vaaictl delete; the data stays), "
+                    "create it again and set the pair up first"
+                )
+            was.setdefault("peer_ports", so.get_attribute("alua_peer_ports"))
+            so.set_attribute("alua_peer_ports", f"{peer}:{rtpi[peer]}")
+            return tpg_lun
 
-        tpg_lun = fc_lun(created, so, wwpn, initiators, lun, fabric, make=export)
-        if tpg_lun.alua_tg_pt_gp_name != group_name(node):
-            tpg_lun.alua_tg_pt_gp_name = group_name(node)
-        tpg = tpg_lun.parent_tpg
-        settable = os.path.exists(_rtpi_path(tpg))
-        rtpi = SETTABLE_RTPI if settable else {n: n for n in NODES}
-        _set_rtpi(tpg, rtpi[node])
-        if port_id(tpg_lun) != rtpi[node]:
-            raise VaaiError(
-                f"{so.name}'s export on {wwpn} has relative port {port_id(tpg_lun)}, not "
-                f"{rtpi[node]}: on this kernel a device numbers its exports in the order "
-                "they are made: delete the backstore (vaaictl delete; the data stays), "
-                "create it again and set the pair up first"
-            )
-        so.set_attribute("alua_peer_ports", f"{peer}:{rtpi[peer]}")
+        tpg = fc_lun(created, so, wwpn, initiators, lun, fabric, make=export).parent_tpg
+        if not tpg.enable:  # a new qla2xxx TPG; tcm_fc's have no enable
+            try:
+                tpg.enable = True
+            except RTSLibError as e:
+                if not os.path.exists(_rtpi_path(tpg)):
+                    raise
+                raise VaaiError(_busy(tpg, _rtpi_of(tpg), e))
     except (RTSLibError, VaaiError, OSError) as e:
-        raise made.rolled_back(created, e, f"{so.name} as node {node} of an FC pair")
+        err = made.rolled_back(created, e, f"{so.name} as node {node} of an FC pair")
+        _fc_put_back(so, was)
+        raise err
     return show(so)
+
+
+def _rtpi_of(tpg):
+    with open(_rtpi_path(tpg)) as f:
+        return int(f.read().strip(), 0)
+
+
+def _fc_port_free_for(tpg, node):
+    """From 6.4 on an FC port's TPG has one relative port number, that of
+    the node its pairs' halves are: refuse a port serving a pair as the
+    other node (a LUN in that node's group here)."""
+    peer = 3 - node
+    serving = [lun.lun for lun in tpg.luns if lun.alua_tg_pt_gp_name == group_name(peer)]
+    if serving:
+        raise VaaiError(
+            f"FC port {tpg.parent_target.wwn} serves pairs where this machine is node "
+            f"{peer} (LUN {serving[0]}): its relative port is one for all its LUNs; a pair "
+            f"where it is node {node} needs another port"
+        )
+
+
+def _fc_put_back(so, was):
+    """What a failed setup_fc changed and did not make, as it found it: the
+    backstore's declared peer ports, the FC port's number, enabled or not."""
+    with contextlib.suppress(RTSLibError, VaaiError, OSError):
+        if "peer_ports" in was:
+            so.set_attribute("alua_peer_ports", was["peer_ports"])
+    tpg = was.get("tpg")
+    if tpg is None or not os.path.isdir(tpg.path):
+        return
+    with contextlib.suppress(RTSLibError, VaaiError, OSError):
+        _set_rtpi(tpg, was["rtpi"])
+        if not was["enable"]:
+            tpg.enable = False
 
 
 def _busy(tpg, rtpi, e):
@@ -350,10 +402,11 @@ def peer_ports(so):
         text = so.get_attribute("alua_peer_ports").strip()
     except RTSLibError:  # a module without the attribute
         return {}
-    if text == "none":
+    try:
+        group, ports = text.split(":", 1)
+        return {int(group): [int(p) for p in ports.split(",")]}
+    except ValueError:  # "none", or what this code does not read
         return {}
-    group, ports = text.split(":", 1)
-    return {int(group): [int(p, 0) for p in ports.split(",")]}
 
 
 def set_state(so, state, close=False):

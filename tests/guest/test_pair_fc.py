@@ -188,3 +188,32 @@ def test_fc_setup_on_a_port_not_here_leaves_nothing():
     finally:
         so.delete()
         os.unlink(path)
+
+
+def test_a_port_serves_the_pairs_of_one_node_number(half):
+    """From 6.4 on an FC port's TPG has one relative port number for all
+    its LUNs: a port serving a pair as node 1 refuses to serve another
+    as node 2, changing nothing.  Before 6.4 each device numbers its own
+    exports, and the port serves both."""
+    so, _, sg = half(1)
+    fc = fabrics.get("fc")
+    path = os.path.join(SCRATCH, "pairfc-other.img")
+    other = VaaiStorageObject("pairfc2", path=path, size=16 * MiB, wwn=SERIAL[:-1] + "d")
+    try:
+        if os.path.exists(os.path.join(fc.tpg.path, "rtpi")):
+            with pytest.raises(VaaiError, match="serves pairs where this machine is node 1"):
+                pair.setup_fc(other, 2, fc.target.wwn, [], lun=LUN + 1)
+            assert not list(other.attached_luns)
+            assert other.get_attribute("alua_peer_ports") == "none"
+            assert [g.name for g in other.alua_tpgs] == ["default_tg_pt_gp"]
+            d = designators(sg)
+            assert struct.unpack(">H", d[(1, 4)][2:4])[0] == pair.SETTABLE_RTPI[1]
+        else:
+            shown = pair.setup_fc(other, 2, fc.target.wwn, [], lun=LUN + 1)
+            assert [p["rtpi"] for p in shown["groups"][2]["ports"]] == [2]
+            assert [p["rtpi"] for p in pair.show(so)["groups"][1]["ports"]] == [1]
+    finally:
+        for lun in list(other.attached_luns):
+            lun.delete()
+        other.delete()
+        os.unlink(path)
