@@ -13,6 +13,7 @@ AGENT = os.path.join(REPO, "ha", "ocf", "pair")
 OCF_FUNCS = "/usr/lib/ocf/lib/heartbeat/ocf-shellfuncs"
 IQN = "iqn.2026-11.org.vaai:pair"
 ME, PEER = "node-me", "node-peer"
+OCF_RUNNING_PROMOTED = 8
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def agent(tmp_path):
                 else:
                     (g / "alua_access_state").write_text(f"{s}\n")
             tpg = cfs / (tpg or f"iscsi/{IQN}/tpgt_2")
-            tpg.mkdir(parents=True)
+            (tpg / "lun" / "lun_0").mkdir(parents=True)  # the pair's LUN, 0
             if enabled is not None:  # None: a fabric whose TPGs have no enable
                 (tpg / "enable").write_text("1\n" if enabled else "0\n")
         log.write_text("")
@@ -138,6 +139,11 @@ def test_monitor_finds_an_fc_node_on_its_port(agent, driver, enabled, rc):
     where = {"qla2xxx": "qla2xxx", "tcm_fc": "fc"}  # LIO's configfs names
     got = agent("monitor", state, enabled, tpg=FC_TPG.format(where[driver]), fc_driver=driver, **FC)
     assert got == (rc, [])
+    # the port holding LUN 0 only, the pair's LUN 7 not there (an FC port
+    # serves other LUNs too)
+    tpg = FC_TPG.format(where[driver])
+    got = agent("monitor", state, enabled, tpg=tpg, fc_driver=driver, lun="7", **FC)
+    assert got == (1 if rc == OCF_RUNNING_PROMOTED else rc, [])
     # the port of another fabric module is not this one's
     other = where["tcm_fc" if driver == "qla2xxx" else "qla2xxx"]
     got = agent("monitor", state, enabled, tpg=FC_TPG.format(other), fc_driver=driver, **FC)
@@ -152,6 +158,7 @@ def test_monitor_finds_an_fc_node_on_its_port(agent, driver, enabled, rc):
         {"fabric": "fc", "wwpns": "naa.2000000000000001"},
         {"fabric": "fc", "wwpns": "naa.2000000000000001 20:00:00:00:00:00:00:02"},
         dict(FC, fc_driver="lpfc"),
+        dict(FC, chap_file="/etc/vaai/chap"),
         {"fabric": "iscsi", "portals": ""},
     ],
 )
