@@ -107,6 +107,17 @@ def _settle_group(g, state):
         g.alua_access_state = state
 
 
+def _made_groups(created, so):
+    """Both nodes' ALUA groups of so as the pair keeps them, those made
+    here remembered in created and Standby."""
+    for n in NODES:
+        had = _has_group(so, n)
+        g = _group(so, n)
+        if not had:
+            created.append(g)
+        _settle_group(g, None if had else STANDBY)
+
+
 def _rtpi_path(tpg):
     return os.path.join(tpg.path, "rtpi")
 
@@ -202,13 +213,7 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
             lambda: NetworkPortal(tpgs[node], ip, port, mode="lookup"),
             lambda: NetworkPortal(tpgs[node], ip, port, mode="create"),
         )
-        groups = {}
-        for n in NODES:
-            had = _has_group(so, n)
-            groups[n] = _group(so, n)
-            if not had:
-                created.append(groups[n])
-            _settle_group(groups[n], None if had else STANDBY)
+        _made_groups(created, so)
         luns = {}
         for n in NODES:  # node 1's export first: its port is 1 before Linux 6.4
             luns[n] = made.lun(created, tpgs[n], lun, so)
@@ -257,13 +262,7 @@ def setup_fc(so, node, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
     peer = _check_node(node)
     created, was = [], {}
     try:
-        groups = {}
-        for n in NODES:
-            had = _has_group(so, n)
-            groups[n] = _group(so, n)
-            if not had:
-                created.append(groups[n])
-            _settle_group(groups[n], None if had else STANDBY)
+        _made_groups(created, so)
 
         def export(tpg):
             settable = os.path.exists(_rtpi_path(tpg))
