@@ -258,6 +258,19 @@ def naa_of(dev):
     return naa
 
 
+def attentions(dev):
+    """READ one block until no unit attention is pending: the attentions'
+    (ASC, ASCQ) and the result that followed them."""
+    seen = []
+    for _ in range(8):
+        res = sg_io(dev, cdb_read10(0, 1), data_in_len=512)
+        s = res.decoded()
+        if s is None or s.key != UNIT_ATTENTION:
+            return seen, res
+        seen.append((s.asc, s.ascq))
+    raise AssertionError(f"unit attentions do not end: {seen}")
+
+
 def report_target_port_groups(dev, alloc_len=1024):
     """REPORT TARGET PORT GROUPS (SPC-4 6.36), the length-only format:
     [{state, pref, supported, id, status, ports: [rtpi...]}], as sent."""

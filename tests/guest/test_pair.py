@@ -13,8 +13,7 @@ from conftest import INITIATOR, SCRATCH, MiB, release_sd, sh, udev_probed
 from scsi import (
     COPY_ABORTED,
     NOT_READY,
-    UNIT_ATTENTION,
-    cdb_read10,
+    attentions,
     cscd_e4,
     designators,
     expect_good,
@@ -40,19 +39,6 @@ AO, STANDBY, TRANSITIONING = 0, 2, 15
 SUPPORTED = 0x80 | 0x04 | 0x01
 TARGET_PORT_IN_STANDBY = (0x04, 0x0B)
 ASYMMETRIC_ACCESS_STATE_CHANGED = (0x2A, 0x06)
-
-
-def attentions(dev):
-    """READ one block until no unit attention is pending: the attentions'
-    (ASC, ASCQ) and the result that followed them."""
-    seen = []
-    for _ in range(8):
-        res = sg_io(dev, cdb_read10(0, 1), data_in_len=512)
-        s = res.decoded()
-        if s is None or s.key != UNIT_ATTENTION:
-            return seen, res
-        seen.append((s.asc, s.ascq))
-    raise AssertionError(f"unit attentions do not end: {seen}")
 
 
 class Half:

@@ -13,14 +13,12 @@ from conftest import SCRATCH, MiB, release_sd, udev_probed
 from ctl import vaaictl
 from scsi import (
     NOT_READY,
-    UNIT_ATTENTION,
-    cdb_read10,
+    attentions,
     designators,
     expect_good,
     expect_sense,
     read_blocks,
     report_target_port_groups,
-    sg_io,
     write_blocks,
 )
 from vaai import VaaiStorageObject, pair
@@ -34,19 +32,6 @@ LUN = 200  # beside the fabric's own LUNs, which count from 0
 AO, STANDBY = 0, 2
 TARGET_PORT_IN_STANDBY = (0x04, 0x0B)
 ASYMMETRIC_ACCESS_STATE_CHANGED = (0x2A, 0x06)
-
-
-def attentions(dev):
-    """READ one block until no unit attention is pending: the attentions'
-    (ASC, ASCQ) and the result that followed them."""
-    seen = []
-    for _ in range(8):
-        res = sg_io(dev, cdb_read10(0, 1), data_in_len=512)
-        s = res.decoded()
-        if s is None or s.key != UNIT_ATTENTION:
-            return seen, res
-        seen.append((s.asc, s.ascq))
-    raise AssertionError(f"unit attentions do not end: {seen}")
 
 
 def rtpis():
