@@ -137,9 +137,10 @@ def port_id(tpg_lun):
 SETTABLE_RTPI = {1: 0xA001, 2: 0xA002}
 
 
-def _rtpis(tpg_luns):
-    """{node: the relative port identifier node's port must have}."""
-    settable = all(os.path.exists(_rtpi_path(lun.parent_tpg)) for lun in tpg_luns.values())
+def _rtpis(tpgs):
+    """{node: the relative port identifier node's port must have}, for
+    the pair's TPGs here."""
+    settable = all(os.path.exists(_rtpi_path(tpg)) for tpg in tpgs)
     return SETTABLE_RTPI if settable else {n: n for n in NODES}
 
 
@@ -151,11 +152,9 @@ def _set_rtpi(tpg, rtpi):
     path = _rtpi_path(tpg)
     if not os.path.exists(path):
         return
-    with open(path) as f:
-        if int(f.read().strip(), 0) == rtpi:
-            return
-    with open(path) as f:
-        old = f.read().strip()
+    old = _rtpi_of(tpg)
+    if old == rtpi:
+        return
     was = tpg.enable
     if was:
         tpg.enable = False
@@ -167,7 +166,7 @@ def _set_rtpi(tpg, rtpi):
         except RTSLibError as e:
             # as it was: its other LUNs served again
             with open(path, "w") as f:
-                f.write(old)
+                f.write(str(old))
             tpg.enable = True
             raise VaaiError(_busy(tpg, rtpi, e))
 
@@ -223,7 +222,7 @@ def setup(so, node, iqn, ip, port=3260, initiators=(), lun=0, chap=None, profile
                 acl = made.mapped(created, tpgs[n], name, lun, luns[n])
                 if chap:
                     acl.chap_userid, acl.chap_password = chap
-        rtpi = _rtpis(luns)
+        rtpi = _rtpis(tpgs.values())
         for n in NODES:
             _set_rtpi(tpgs[n], rtpi[n])
         try:
@@ -265,9 +264,8 @@ def setup_fc(so, node, wwpn, initiators=(), lun=0, fabric="tcm_fc"):
         _made_groups(created, so)
 
         def export(tpg):
-            settable = os.path.exists(_rtpi_path(tpg))
-            rtpi = SETTABLE_RTPI if settable else {n: n for n in NODES}
-            if settable:
+            rtpi = _rtpis([tpg])
+            if os.path.exists(_rtpi_path(tpg)):
                 _fc_port_free_for(tpg, node)
                 was.update(tpg=tpg, rtpi=_rtpi_of(tpg), enable=tpg.enable)
                 _set_rtpi(tpg, rtpi[node])
