@@ -422,17 +422,13 @@ def cmd_pair(a):
     if getattr(a, "closed", False) and not a.path:
         raise VaaiError("--closed goes with --path: the backstore it makes is left closed")
     chap = read_chap(a.chap_file) if getattr(a, "chap_file", None) else None
-    made = a.action == "setup" and a.path and _created_for_pair(a)
+    did = _prepared_for_pair(a) if a.action == "setup" and a.path else None
     so = backstore.find(a.name)
     if a.action == "setup":
         try:
             got = _pair_setup(a, so, chap)
         except BaseException:
-            if made:  # a failed setup leaves nothing it made
-                try:
-                    backstore.delete(a.name)
-                except (VaaiError, RTSLibError) as e:
-                    print(f"vaaictl: cannot remove vaai/{a.name} again: {e}", file=sys.stderr)
+            _undo_pair_prepare(a.name, so, did)
             raise
     elif a.action == "show":
         got = pair.show(so)
@@ -485,15 +481,17 @@ def _pair_setup(a, so, chap):
     )
 
 
-def _created_for_pair(a):
-    """The backstore of pair setup --path: made unless it exists (True
-    when made); one that exists must be on that path with that serial."""
+def _prepared_for_pair(a):
+    """The backstore of pair setup --path: made unless it exists; one
+    that exists must be on that path with that serial, and --closed
+    closes it.  Says what it did ("made", "closed" or None) for
+    _undo_pair_prepare."""
     have = {b["name"]: b for b in backstore.list_all()}.get(a.name)
     if have is None:
         if not a.wwn:
             raise VaaiError("--path needs --wwn: both nodes must give the LUN one serial")
         backstore.create(a.name, a.path, wwn=a.wwn, online=not a.closed)
-        return True
+        return "made"
     so = backstore.find(a.name)
     if os.path.realpath(so.path_name) != os.path.realpath(a.path) or (a.wwn and so.wwn != a.wwn):
         raise VaaiError(
@@ -502,6 +500,21 @@ def _created_for_pair(a):
         )
     if a.closed and so.online:
         so.set_online(False)  # the half starts standby: its device closed
+        return "closed"
+    return None
+
+
+def _undo_pair_prepare(name, so, did):
+    """A failed pair setup leaves the backstore as it found it: one it
+    made removed, one it closed opened again."""
+    try:
+        if did == "made":
+            backstore.delete(name)
+        elif did == "closed":
+            so.set_online(True)
+    except (VaaiError, RTSLibError) as e:
+        what = "remove" if did == "made" else "reopen"
+        print(f"vaaictl: cannot {what} vaai/{name} again: {e}", file=sys.stderr)
 
 
 def cmd_unexport(a):

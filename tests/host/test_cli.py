@@ -300,3 +300,38 @@ def test_pair_teardown_of_nothing_does_nothing(capsys, monkeypatch):
         "no vaai/ds1 here; nothing to remove\n",
         "",
     )
+
+
+@pytest.mark.parametrize("existed", [False, True])
+def test_a_failed_pair_setup_leaves_the_backstore_as_it_was(capsys, monkeypatch, existed):
+    """--closed on a backstore that was open closes it before the
+    groups are made; when they cannot be, it is open again (and one
+    setup made is gone), not left closed under an export serving it."""
+    from vaai import pair
+
+    done = []
+
+    class SO:
+        name, path_name, wwn, online = "ds1", "/dev/sdz", "6001405abc", True
+
+        def set_online(self, on):
+            done.append(("online", on))
+            SO.online = on
+
+    def refuse(*a, **k):
+        raise VaaiError("vaai/ds1 is exported here as another node's half")
+
+    listed = [{"name": "ds1"}] if existed else []
+    monkeypatch.setattr(backstore, "list_all", lambda: listed)
+    monkeypatch.setattr(backstore, "find", lambda name: SO())
+    monkeypatch.setattr(backstore, "create", lambda *a, **k: done.append(("create", k)))
+    monkeypatch.setattr(backstore, "delete", lambda name: done.append(("delete", name)))
+    monkeypatch.setattr(pair, "setup", refuse)
+    argv = (*PAIR_SETUP, "--ip", "10.0.0.1", "--path", "/dev/sdz", "--wwn", "6001405abc")
+    rc, out, err = run(capsys, *argv, "--closed")
+    assert (rc, out) == (1, "")
+    assert err == "vaaictl: error: vaai/ds1 is exported here as another node's half\n"
+    if existed:
+        assert done == [("online", False), ("online", True)] and SO.online
+    else:
+        assert done == [("create", {"wwn": "6001405abc", "online": False}), ("delete", "ds1")]
