@@ -4,6 +4,7 @@ sg3_utils print sense as text; the tests need the bytes, so this module
 sends CDBs itself and returns status, sense and data.
 """
 
+import os
 import struct
 from dataclasses import dataclass
 
@@ -142,8 +143,24 @@ def last_lba(res):
 SG_IO_MAX = 1 << 20
 
 
+def sg_io_max(dev):
+    """The most one SG_IO moves on dev: SG_IO_MAX, or less where the
+    block device's queue takes fewer pages or bytes (an FCoE host takes
+    128 pages, a multipath device what its paths take; a buffer that
+    does not start a page spans one more)."""
+    queue = f"/sys/block/{os.path.basename(os.path.realpath(dev))}/queue"
+    try:
+        with open(f"{queue}/max_segments") as f:
+            pages = int(f.read())
+        with open(f"{queue}/max_hw_sectors_kb") as f:
+            kib = int(f.read())
+    except FileNotFoundError:  # a /dev/sgN
+        return SG_IO_MAX
+    return min(SG_IO_MAX, (pages - 1) * 4096, kib << 10)
+
+
 def read_blocks(dev, lba, nblocks, block_size):
-    step = SG_IO_MAX // block_size
+    step = sg_io_max(dev) // block_size
     parts = []
     for first in range(lba, lba + max(nblocks, 1), step):
         n = min(step, lba + nblocks - first)
@@ -157,7 +174,7 @@ def read_blocks(dev, lba, nblocks, block_size):
 
 def write_blocks(dev, lba, data, block_size, fua=False):
     assert len(data) % block_size == 0
-    step = SG_IO_MAX
+    step = sg_io_max(dev)
     for off in range(0, max(len(data), 1), step):
         chunk = data[off : off + step]
         res = sg_io(
