@@ -55,6 +55,32 @@ static u8 vaai_rtpg_trans_secs(struct se_cmd *cmd)
 	return secs;
 }
 
+/*
+ * Is rtpi the port of one of this device's LUNs here?  A declared peer
+ * port that is would be reported twice, in two groups; the port this
+ * node holds is the one reported.  Called under tg_pt_gps_lock.
+ */
+static bool vaai_rtpg_port_here(struct se_device *dev, u16 rtpi)
+{
+	struct t10_alua_tg_pt_gp *gp;
+	struct se_lun *lun;
+	bool here = false;
+
+	list_for_each_entry(gp, &dev->t10_alua.tg_pt_gps_list, tg_pt_gp_list) {
+		spin_lock(&gp->tg_pt_gp_lock);
+		list_for_each_entry(lun, &gp->tg_pt_gp_lun_list, lun_tg_pt_gp_link) {
+			if (vaai_lun_rtpi(lun) == rtpi) {
+				here = true;
+				break;
+			}
+		}
+		spin_unlock(&gp->tg_pt_gp_lock);
+		if (here)
+			break;
+	}
+	return here;
+}
+
 static void vaai_rtpg_fill(struct se_device *dev,
 			   const struct vaai_alua_peer *peer,
 			   struct vaai_rtpg_out *o)
@@ -81,7 +107,8 @@ static void vaai_rtpg_fill(struct se_device *dev,
 		if (peer->nr && gp->tg_pt_gp_valid_id &&
 		    gp->tg_pt_gp_id == peer->group) {
 			for (i = 0; i < peer->nr; i++)
-				vaai_rtpg_port(o, peer->rtpi[i]);
+				if (!vaai_rtpg_port_here(dev, peer->rtpi[i]))
+					vaai_rtpg_port(o, peer->rtpi[i]);
 		}
 		vaai_rtpg_group_end(o);
 	}

@@ -4,6 +4,7 @@ port it cannot hold.  One LUN over tcm_loop in ALUA group node1 (id 1), an
 empty group node2 (id 2) standing for the peer's."""
 
 import errno
+import os
 import struct
 
 import pytest
@@ -93,6 +94,28 @@ def test_several_peer_ports(grouped):
     so.set_attribute("alua_peer_ports", "2 :0xa002, 0XA004,010")
     assert so.get_attribute("alua_peer_ports") == "2:40962,40964,10"
     assert by_id(report_target_port_groups(sg))[2]["ports"] == [0xA002, 0xA004, 10]
+
+
+def test_a_peer_port_this_node_holds_is_reported_once(grouped):
+    """A port declared the peer's that is this node's own (its LUN's,
+    here in group node1) stays in the group that holds it: a port in two
+    groups would tell a host two states for one path.  A group left
+    without a port is not reported at all."""
+    so, sg, rtpi = grouped
+    if not rtpi:
+        # 6.4 on, a tcm_loop port is 0 (reserved) until its TPG is numbered
+        (lun,) = so.attached_luns
+        with open(os.path.join(lun.parent_tpg.path, "rtpi"), "w") as f:
+            f.write("16")
+        taken(sg)
+        rtpi = struct.unpack(">H", designators(sg)[(1, 4)][2:4])[0]
+        assert rtpi == 16
+    so.set_attribute("alua_peer_ports", f"2:{rtpi},{PEER_RTPI:#x}")
+    groups = by_id(report_target_port_groups(sg))
+    assert (groups[1]["ports"], groups[2]["ports"]) == ([rtpi], [PEER_RTPI])
+    so.set_attribute("alua_peer_ports", f"2:{rtpi}")
+    groups = by_id(report_target_port_groups(sg))
+    assert (list(groups), groups[1]["ports"]) == ([1], [rtpi])
 
 
 @pytest.mark.parametrize(
