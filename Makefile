@@ -67,8 +67,9 @@ help:
 	@echo "                side (make test runs the block store's among the guest"
 	@echo "                suites)"
 	@echo "make test-ha    the two-node rig (tests/ha): three guests, a pair on a"
-	@echo "                shared disk and on DRBD (dual- and single-primary), by"
-	@echo "                hand and under Pacemaker, a planned switchover and a"
+	@echo "                shared disk (over iSCSI and over FCoE) and on DRBD"
+	@echo "                (dual- and single-primary), by hand and under"
+	@echo "                Pacemaker, a planned switchover and a"
 	@echo "                power cut under I/O and copies, under Pacemaker the"
 	@echo "                fenced node's return; ocf-tester on the resource agent"
 	@echo "                first, in a guest"
@@ -189,8 +190,9 @@ test-libiscsi: module test-kmod
 # is installed: make test runs the shared-disk test (HA_CI_TESTS), which
 # needs nothing beyond tests/vm/deps.sh.
 HA_KERNEL ?= $(TEST_KERNEL)
-HA_TESTS = tests/ha/test_shared_disk.py tests/ha/test_drbd.py tests/ha/test_pacemaker.py \
-	tests/ha/test_drbd_pacemaker.py tests/ha/test_drbd_single_primary.py
+HA_TESTS = tests/ha/test_shared_disk.py tests/ha/test_fc.py tests/ha/test_drbd.py \
+	tests/ha/test_pacemaker.py tests/ha/test_drbd_pacemaker.py \
+	tests/ha/test_drbd_single_primary.py
 HA_CI_TESTS = tests/ha/test_shared_disk.py
 # seconds a test's rig may run before it is stopped (a hang fails, its
 # consoles kept)
