@@ -412,6 +412,51 @@ def test_sigusr1_freezes_the_vm_and_sigusr2_thaws_it(tmp_path, freeze_handlers, 
     assert [signal.getsignal(sig) for sig in run.FREEZE] == [freeze_handlers] * 2
 
 
+def test_a_kernel_that_never_starts_user_space_is_killed(monkeypatch, tmp_path, capsys):
+    """A boot stalled in the kernel, the console silent: killed at
+    BOOT_TIMEOUT, answered as a guest that never reported back (which
+    run() boots once more)."""
+    monkeypatch.setattr(run, "BOOT_TIMEOUT", 1)
+    args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
+    vm = ["sh", "-c", "echo '[    1.002729] hpet0: 3 comparators'; exec sleep 60"]
+    began = time.monotonic()
+    rc, watch = run.boot(args, vm, str(tmp_path / "rc"))
+    assert (rc, watch.booted, watch.user_space) == (None, True, False)
+    assert time.monotonic() - began < 10
+    assert "no user space 1 s into the boot" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "said", ["virtme initramfs: mounting hostfs...", "virtme-ng-init: Setting hostname"]
+)
+def test_a_boot_in_user_space_outlives_the_boot_timeout(monkeypatch, tmp_path, said):
+    monkeypatch.setattr(run, "BOOT_TIMEOUT", 1)
+    args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
+    rc_file = tmp_path / "rc"
+    vm = ["sh", "-c", f"echo '[    2.8] {said}'; sleep 3; echo 0 > {rc_file}"]
+    rc, watch = run.boot(args, vm, str(rc_file))
+    assert (rc, watch.user_space, watch.up) == (0, True, False)
+
+
+def test_time_frozen_is_not_boot_time(monkeypatch, tmp_path, freeze_handlers):
+    """A guest the rig froze before it started user space is not killed
+    for the time it spent frozen."""
+    monkeypatch.setattr(run, "BOOT_TIMEOUT", 2)
+    args = run.parse_args(["--kver", "v", "--log", str(tmp_path / "c.log"), "--", "true"])
+    rc_file, pid = tmp_path / "rc", tmp_path / "pid"
+    vm = ["sh", "-c", f"echo $$ > {pid}; sleep 1; echo guest-init: up; echo 0 > {rc_file}"]
+
+    def rig():
+        soon(lambda: pid.exists() and pid.read_text().strip())
+        to_main(signal.SIGUSR1)
+        time.sleep(4)
+        to_main(signal.SIGUSR2)
+
+    threading.Thread(target=rig).start()
+    rc, watch = run.boot(args, vm, str(rc_file))
+    assert (rc, watch.up) == (0, True)
+
+
 def test_console_lines_are_text_whatever_the_reads_cut(tmp_path):
     """Lines as the guest printed them, CR LF as LF, bad bytes replaced,
     a last line without its newline kept, however the pipe's reads fall."""
