@@ -160,7 +160,7 @@ def sg_io_max(dev):
 
 
 def read_blocks(dev, lba, nblocks, block_size):
-    step = sg_io_max(dev) // block_size
+    step = max(sg_io_max(dev) // block_size, 1)
     parts = []
     for first in range(lba, lba + max(nblocks, 1), step):
         n = min(step, lba + nblocks - first)
@@ -174,7 +174,7 @@ def read_blocks(dev, lba, nblocks, block_size):
 
 def write_blocks(dev, lba, data, block_size, fua=False):
     assert len(data) % block_size == 0
-    step = sg_io_max(dev)
+    step = max(sg_io_max(dev) // block_size, 1) * block_size
     for off in range(0, max(len(data), 1), step):
         chunk = data[off : off + step]
         res = sg_io(
