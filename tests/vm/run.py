@@ -342,25 +342,24 @@ USER_SPACE = re.compile(r"virtme(-ng-init| initramfs): ")
 def boot_watchdog(proc, watch, cut):
     """A thread that kills proc's group if watch has seen no user space
     BOOT_TIMEOUT s (frozen time not counted: cut["freeze"]) after it
-    started, until the event's done is set: the event, set if it did."""
-    stalled = threading.Event()
-    stalled.done = threading.Event()
+    started, until done is set: (done, stalled, set if it killed)."""
+    done, stalled = threading.Event(), threading.Event()
 
     def look():
         left = BOOT_TIMEOUT
-        while left > 0 and not stalled.done.wait(1):
+        while left > 0 and not done.wait(1):
             if watch.user_space:
                 return
             if cut["freeze"] != signal.SIGSTOP:
                 left -= 1
-        if left <= 0 and not stalled.done.is_set():
+        if left <= 0 and not done.is_set():
             stalled.set()
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
 
     if BOOT_TIMEOUT:
         threading.Thread(target=look, daemon=True).start()
-    return stalled
+    return done, stalled
 
 
 class PowerCutError(Exception):
@@ -603,7 +602,7 @@ def boot(args, argv, rc_file):
             raise TimeoutError
 
         signal.signal(signal.SIGALRM, on_alarm)
-        stalled = boot_watchdog(proc, watch, cut)
+        ended, stalled = boot_watchdog(proc, watch, cut)
         try:
             # a SIGTERM from here on raises in this try
             cut["proc"] = proc
@@ -636,7 +635,7 @@ def boot(args, argv, rc_file):
             return 130, watch
         finally:
             signal.alarm(0)
-            stalled.done.set()
+            ended.set()
             signal.signal(signal.SIGTERM, previous)
             for sig, handler in previous_freeze.items():
                 signal.signal(sig, handler)
