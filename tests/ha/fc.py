@@ -28,11 +28,11 @@ def local_iface(ip):
     return iface
 
 
-def disk_behind(wwpn, iface):
+def disk_behind(wwpn, host):
     """The sdX of LUN 0 behind the remote port wwpn (naa.<16 hex>), once
-    the initiator has logged in to it from iface's port, or None (the
-    port's host rescanned: libfc scans a target as it logs in, and a LUN
-    mapped later is found by a rescan only)."""
+    the initiator has logged in to it from its port's SCSI host (hostN),
+    or None (the host rescanned: libfc scans a target as it logs in, and
+    a LUN mapped later is found by a rescan only)."""
     want = "0x" + wwpn.removeprefix("naa.").lower()
     for rport in glob.glob("/sys/class/fc_remote_ports/rport-*"):
         with open(os.path.join(rport, "port_name")) as f:
@@ -41,7 +41,7 @@ def disk_behind(wwpn, iface):
         disks = glob.glob(f"{rport}/device/target*/*:*:*:0/block/*")
         if disks:
             return os.path.basename(disks[0])
-    with open(f"/sys/class/scsi_host/{sh(PORT, 'host', iface).strip()}/scan", "w") as f:
+    with open(f"/sys/class/scsi_host/{host}/scan", "w") as f:
         f.write("- - -")
     return None
 
@@ -56,7 +56,7 @@ def served_fc(nodes, path):
     for node in nodes:
         iface = local_iface(f"10.77.{node.n}.100")
         sh(PORT, "up", iface)
-        mine[node.n] = (iface, sh(PORT, "wwpn", iface).strip())
+        mine[node.n] = (iface, sh(PORT, "wwpn", iface).strip(), sh(PORT, "host", iface).strip())
     for node in nodes:
         at = IFACE % node.ip
         theirs[node.n] = node.sh(f'i=$({at}); {PORT} up "$i"; {PORT} wwpn "$i"').strip()
@@ -69,11 +69,11 @@ def served_fc(nodes, path):
         node.sh(f'{PORT} enable "$({at})"')
     nodes[0].vaaictl("pair", "ha", "active")
     nodes[1].vaaictl("pair", "ha", "standby")
-    for iface, _ in mine.values():
+    for iface, _, _ in mine.values():
         sh(PORT, "enable", iface)
     disks = {
         n: wait_for(
-            f"node {n}'s LUN over FC", lambda n=n: disk_behind(theirs[n], mine[n][0]), timeout=120
+            f"node {n}'s LUN over FC", lambda n=n: disk_behind(theirs[n], mine[n][2]), timeout=120
         )
         for n in theirs
     }
