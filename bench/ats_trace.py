@@ -17,6 +17,11 @@ kind is the n-th beat's.  The phases of a beat:
   in_backend  the backend's start to LIO's status: range lock, read,
               compare, write, and LIO's completion work
   back        the status to the initiator's SCSI layer
+and, from the beat's own time as the heartbeat program took it
+(with_initiator()),
+  initiator   the rest: the system call, the wait for a tag of the LUN's
+              queue in the initiator's block layer before the dispatch,
+              and the completion's way back to the program after it
 With sched (guest_ats.py --trace-sched), the scheduler's sched_switch as
 well, unfiltered: for each beat, what ran on the CPU that started its
 COMPARE AND WRITE while it was queued there (queued_ran()).
@@ -42,7 +47,8 @@ PROBES = {
     "ats_execute_ours": "target_core_vaai:vaai_caw_execute",
     "ats_execute_lio": "target_core_mod:sbc_compare_and_write",
 }
-PHASES = ("to_target", "queued", "in_backend", "back")
+TRACED = ("to_target", "queued", "in_backend", "back")
+PHASES = ("initiator", *TRACED)
 NAMES = tuple(ev.split("/")[1] for ev in EVENTS)
 SCHED = "sched/sched_switch"
 # "  <task>-<pid> [cpu] flags  <seconds>: <event>: ..."
@@ -154,8 +160,19 @@ def phases(text):
     for t in zip(*order):
         if list(t) != sorted(t):
             raise ValueError("the trace's events are not one beat at a time")
-        out.append({ph: (t[i + 1] - t[i]) * 1e6 for i, ph in enumerate(PHASES)})
+        out.append({ph: (t[i + 1] - t[i]) * 1e6 for i, ph in enumerate(TRACED)})
     return out
+
+
+def with_initiator(beats, lat_us):
+    """beats (phases()) each with "initiator" as well: its time as the
+    heartbeat program took it (lat_us, in the beats' order) less the
+    traced phases.  The two must count the same beats."""
+    if len(beats) != len(lat_us):
+        raise ValueError(f"the trace has {len(beats)} beats, the heartbeat {len(lat_us)}")
+    for beat, lat in zip(beats, lat_us):
+        beat["initiator"] = max(0.0, lat - sum(beat[ph] for ph in TRACED))
+    return beats
 
 
 def task_kind(comm):
@@ -201,19 +218,21 @@ def queued_ran(text):
 
 
 def summary(beats):
-    """For the beats, each phase's p50 and p99 in µs, and over the slowest
-    1 % of beats (at least one) each phase's mean: where a slow beat went;
-    where the beats have "ran", the kinds of task that ran meanwhile on
-    the CPU the slowest beats were queued for, mean µs, most first."""
+    """For the beats, each phase's (of those every beat has) p50 and p99
+    in µs, and over the slowest 1 % of beats (at least one) each phase's
+    mean: where a slow beat went; where the beats have "ran", the kinds of
+    task that ran meanwhile on the CPU the slowest beats were queued for,
+    mean µs, most first."""
     if not beats:
         return None
     out = {}
-    for ph in PHASES:
+    have = [ph for ph in PHASES if all(ph in b for b in beats)]
+    for ph in have:
         vals = sorted(b[ph] for b in beats)
         out[ph] = {"p50_us": vals[len(vals) // 2], "p99_us": vals[int(0.99 * (len(vals) - 1))]}
-    slow = sorted(beats, key=lambda b: sum(b[ph] for ph in PHASES))
+    slow = sorted(beats, key=lambda b: sum(b[ph] for ph in have))
     slow = slow[-max(1, len(beats) // 100) :]
-    for ph in PHASES:
+    for ph in have:
         out[ph]["slowest_mean_us"] = sum(b[ph] for b in slow) / len(slow)
     if all("ran" in b for b in slow):
         out["queued_ran"] = mean_ran([b["ran"] for b in slow])

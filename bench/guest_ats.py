@@ -219,7 +219,10 @@ def point(lun, stream, seconds, trace=None):
         mbps = st.mbps()
     finally:
         st.close()
-    lat = sorted(float(x) for x in proc.stdout.split())
+    lat = [float(x) for x in proc.stdout.split()]
+    if trace:
+        beats = ats_trace.with_initiator(beats, lat)
+    lat.sort()
     if counter(lun) != before + len(lat):
         raise RuntimeError(f"the heartbeat block lost a beat: {before} + {len(lat)}")
     out = {

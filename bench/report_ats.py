@@ -139,19 +139,23 @@ TRACE = """
 
 From `guest_ats.py --trace` (bench/ats_trace.py): for the slowest 1 % of
 each point's beats, the mean µs of each phase, the median of the rounds:
-to target (the initiator's dispatch to LIO core's CDB), queued (LIO's
+in the initiator (the beat's time as the heartbeat program took it less
+the phases after it: the system call, a tag of the LUN's queue, the
+completion's way back), to target (the initiator's dispatch to LIO core's CDB), queued (LIO's
 per-CPU submission queue, to the backend's COMPARE AND WRITE), in the
 backend (range lock, read, compare, write, to LIO's status), back (to the
 initiator's SCSI layer).
 
-| stream | side | to target | queued | in the backend | back |
-|---|---|---:|---:|---:|---:|
+| stream | side | in the initiator | to target | queued | in the backend | back |
+|---|---|---:|---:|---:|---:|---:|
 """
 
 
 def slowest(rounds, who, phase):
     vals = sorted(
-        rd[who]["trace"][phase]["slowest_mean_us"] for rd in rounds if rd[who].get("trace")
+        rd[who]["trace"][phase]["slowest_mean_us"]
+        for rd in rounds
+        if phase in (rd[who].get("trace") or {})
     )
     return vals[len(vals) // 2] if vals else None
 

@@ -195,6 +195,22 @@ def test_a_beats_phases_come_from_its_five_events():
     # the slowest 1 % of two beats is the slower one
     assert round(s["queued"]["slowest_mean_us"]) == 400
     assert round(s["to_target"]["p50_us"]) == 200
+    assert "initiator" not in s
+
+
+def test_the_initiator_phase_is_the_heartbeats_own_time_less_the_traced_ones():
+    beats = [
+        {"to_target": 100.0, "queued": 200.0, "in_backend": 100.0, "back": 50.0},
+        {"to_target": 100.0, "queued": 100.0, "in_backend": 100.0, "back": 50.0},
+    ]
+    ats_trace.with_initiator(beats, [550.0, 20350.0])
+    assert [round(b["initiator"]) for b in beats] == [100, 20000]
+    s = ats_trace.summary(beats)
+    # the slowest beat is the one that waited in the initiator
+    assert round(s["initiator"]["slowest_mean_us"]) == 20000
+    assert round(s["queued"]["slowest_mean_us"]) == 100
+    with pytest.raises(ValueError, match="the heartbeat 1"):
+        ats_trace.with_initiator(beats, [550.0])
 
 
 def test_events_out_of_step_are_refused_not_paired_wrongly():
@@ -231,8 +247,11 @@ def test_the_trace_table_shows_each_sides_slowest_beats():
     }
     data["results"][0]["rounds"] = [{"ours": {"trace": tr}, "lio": {"trace": None}}]
     text = report_ats.render_ats(data)
-    assert "| seq1m-qd4 | ours | 10 | 4000 | 300 | 20 |" in text
-    assert "| seq1m-qd4 | LIO | n/a | n/a | n/a | n/a |" in text
+    # a trace from before the initiator phase: n/a there
+    assert "| seq1m-qd4 | ours | n/a | 10 | 4000 | 300 | 20 |" in text
+    assert "| seq1m-qd4 | LIO | n/a | n/a | n/a | n/a | n/a |" in text
+    tr["initiator"] = {"p50_us": 1, "p99_us": 2, "slowest_mean_us": 70}
+    assert "| seq1m-qd4 | ours | 70 | 10 | 4000 | 300 | 20 |" in report_ats.render_ats(data)
     # no trace, no table
     del data["results"][0]["rounds"]
     data["results"][0]["rounds"] = [{"ours": {}, "lio": {}}]
