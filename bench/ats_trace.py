@@ -1,8 +1,9 @@
 """Where a heartbeat's time goes, from the kernel's own tracepoints: for
-every COMPARE AND WRITE the initiator sends over tcm_loop,
+every COMPARE AND WRITE the initiator sends (over tcm_loop or iSCSI),
   scsi:scsi_dispatch_cmd_start     the initiator's SCSI layer hands it down
   target:target_sequencer_start    LIO core has its CDB (tcm_loop does that
-                                   in the dispatching context)
+                                   in the dispatching context, iSCSI in
+                                   the connection's receive thread)
   kprobe ats_execute_ours/_lio     the backend's COMPARE AND WRITE starts:
                                    ours vaai_caw_execute, LIO's
                                    sbc_compare_and_write

@@ -140,11 +140,11 @@ TRACE = """
 From `guest_ats.py --trace` (bench/ats_trace.py): for the slowest 1 % of
 each point's beats, the mean µs of each phase, the median of the rounds:
 in the initiator (the beat's time as the heartbeat program took it less
-the phases after it: the system call, a tag of the LUN's queue, the
-completion's way back), to target (the initiator's dispatch to LIO core's CDB), queued (LIO's
-per-CPU submission queue, to the backend's COMPARE AND WRITE), in the
-backend (range lock, read, compare, write, to LIO's status), back (to the
-initiator's SCSI layer).
+the four phases after it: the system call, a tag of the LUN's queue, the
+completion's way back), to target (the initiator's dispatch to LIO
+core's CDB), queued (LIO's per-CPU submission queue, to the backend's
+COMPARE AND WRITE), in the backend (range lock, read, compare, write, to
+LIO's status), back (to the initiator's SCSI layer).
 
 | stream | side | in the initiator | to target | queued | in the backend | back |
 |---|---|---:|---:|---:|---:|---:|
